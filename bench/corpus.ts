@@ -50,6 +50,7 @@ export function corpusFiles(root: string): Record<string, { bundled: string[]; d
     "opencode-run": { bundled: [], dev: devFiles("opencode", (f) => f.includes("opencode-run")) },
     "cursor-cli": { bundled: [], dev: devFiles("cursor") },
     "cursor-sdk": { bundled: list(join(root, "fixtures/cursor-sdk"), (f) => f.endsWith(".jsonl")), dev: [] },
+    "gemini-chat": { bundled: deep(join(root, "fixtures/sessions/gemini/home/.gemini/tmp"), (f) => f.endsWith(".jsonl")), dev: [] },
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- options]`: the package bench (import cost, bundle sizes) and the normalize bench (throughput,
- * floors, accumulator, open items, memory), each in a fresh Node process; `npm run bench -- --peers`: agentnorm
+ * `npm run bench [-- options]`: the package bench (import cost, bundle sizes), the normalize bench (throughput,
+ * floors, accumulator, open items, memory) and the sessions bench (listing 1,000 stored sessions), each in a fresh
+ * Node process; `npm run bench -- --peers`: agentnorm
  * side by side with hand-written peers, and the floor ratio of every surface (bench/peers.bench.ts). The method:
  * bench/README.md. Exit status: 1 when a target is missed.
  */
@@ -17,5 +18,6 @@ if (args.includes("--peers")) {
 } else {
   status = run([], "./package.bench.js", []) || status;
   status = run(["--expose-gc", "--max-old-space-size=8192"], "./normalize.bench.js", args) || status;
+  status = run([], "./sessions.bench.js", args.filter((a) => a === "--rounds" || /^\d+$/.test(a))) || status;
 }
 process.exit(status);

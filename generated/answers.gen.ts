@@ -13,13 +13,13 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:292",
+    at: "mappings/claude-sdk.yaml:297",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "canUseTool",
-    at: "mappings/claude-sdk.yaml:295",
+    at: "mappings/claude-sdk.yaml:300",
   },
   {
     decisions: ["answered"],
@@ -27,42 +27,42 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: a.reply?.answers })), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
-    at: "mappings/claude-sdk.yaml:298",
+    at: "mappings/claude-sdk.yaml:303",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     when: (a) => a.payload?.requestType === "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
-    at: "mappings/claude-sdk.yaml:303",
+    at: "mappings/claude-sdk.yaml:308",
   },
   {
     decisions: ["allow_once"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
-    at: "mappings/claude-sdk.yaml:307",
+    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_temporary")) }),
+    at: "mappings/claude-sdk.yaml:312",
   },
   {
     decisions: ["allow_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: h_content.when(typeOf(a.args?.suggestions), "array", a.args?.suggestions), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_permanent") }),
-    at: "mappings/claude-sdk.yaml:311",
+    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: h_content.when(typeOf(a.args?.suggestions), "array", a.args?.suggestions), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_permanent")) }),
+    at: "mappings/claude-sdk.yaml:316",
   },
   {
     decisions: ["reject_once", "reject_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
-    at: "mappings/claude-sdk.yaml:319",
+    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_reject")) }),
+    at: "mappings/claude-sdk.yaml:324",
   },
   {
     decisions: ["cancelled"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
-    at: "mappings/claude-sdk.yaml:323",
+    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_reject")) }),
+    at: "mappings/claude-sdk.yaml:328",
   },
 ];
 
@@ -72,32 +72,32 @@ const SET_claude_sdk_elicitation: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:329",
+    at: "mappings/claude-sdk.yaml:334",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onElicitation",
-    at: "mappings/claude-sdk.yaml:332",
+    at: "mappings/claude-sdk.yaml:337",
   },
   {
     decisions: ["answered"],
     reply: { answers: "object" },
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:335",
+    at: "mappings/claude-sdk.yaml:340",
   },
   {
     decisions: ["reject_once", "reject_always"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "decline" }),
-    at: "mappings/claude-sdk.yaml:339",
+    at: "mappings/claude-sdk.yaml:344",
   },
   {
     decisions: ["cancelled"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "cancel" }),
-    at: "mappings/claude-sdk.yaml:342",
+    at: "mappings/claude-sdk.yaml:347",
   },
 ];
 
@@ -107,26 +107,26 @@ const SET_claude_sdk_dialog: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:347",
+    at: "mappings/claude-sdk.yaml:352",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onUserDialog",
-    at: "mappings/claude-sdk.yaml:350",
+    at: "mappings/claude-sdk.yaml:355",
   },
   {
     decisions: ["answered"],
     reply: { answers: "any" },
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "completed", result: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:353",
+    at: "mappings/claude-sdk.yaml:358",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "cancelled" }),
-    at: "mappings/claude-sdk.yaml:357",
+    at: "mappings/claude-sdk.yaml:362",
   },
 ];
 
@@ -167,14 +167,14 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
 /** How the requests each row opens are answered (mappings/README.md "Answers"), by the rows' raw.rule. */
 export const ANSWERS: AnswerTables = {
   surfaces: {
-    // mappings/acp.yaml:234
+    // mappings/acp.yaml:245
     "acp": {
       transports: [],
       envelopes: {
         result: { kind: "jsonrpc" satisfies Kind, answer: (a) => compact({ message: compact({ jsonrpc: "2.0", id: numeric(a.requestId), result: a.body }) }) },
       },
     },
-    // mappings/claude-sdk.yaml:280
+    // mappings/claude-sdk.yaml:285
     "claude-sdk": {
       option: "claude",
       transports: ["sdk", "wire"],
@@ -211,7 +211,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1374
+    // mappings/acp.yaml:1387
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +221,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1405",
+          at: "mappings/acp.yaml:1418",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1408",
+          at: "mappings/acp.yaml:1421",
         },
       ],
-      at: "mappings/acp.yaml:1405",
+      at: "mappings/acp.yaml:1418",
     },
-    // mappings/acp.yaml:1493
+    // mappings/acp.yaml:1506
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +242,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1508",
+          at: "mappings/acp.yaml:1521",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1511",
+          at: "mappings/acp.yaml:1524",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1513",
+          at: "mappings/acp.yaml:1526",
         },
       ],
-      at: "mappings/acp.yaml:1508",
+      at: "mappings/acp.yaml:1521",
     },
-    // mappings/acp.yaml:1582
+    // mappings/acp.yaml:1595
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -269,18 +269,18 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: a.reply?.answers }) }),
-          at: "mappings/acp.yaml:1600",
+          at: "mappings/acp.yaml:1613",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1603",
+          at: "mappings/acp.yaml:1616",
         },
       ],
-      at: "mappings/acp.yaml:1600",
+      at: "mappings/acp.yaml:1613",
     },
-    // mappings/acp.yaml:1643
+    // mappings/acp.yaml:1656
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -289,75 +289,75 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1663",
+          at: "mappings/acp.yaml:1676",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1665",
+          at: "mappings/acp.yaml:1678",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1667",
+          at: "mappings/acp.yaml:1680",
         },
       ],
-      at: "mappings/acp.yaml:1663",
+      at: "mappings/acp.yaml:1676",
     },
-    // mappings/claude-sdk.yaml:577
+    // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.message",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       none: "a rule or the permission mode refused the tool use without asking: the request opens already answered",
       cases: [],
-      at: "mappings/claude-sdk.yaml:596",
+      at: "mappings/claude-sdk.yaml:659",
     },
-    // mappings/claude-sdk.yaml:1861
+    // mappings/claude-sdk.yaml:2083
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:1878",
+      at: "mappings/claude-sdk.yaml:2100",
     },
-    // mappings/claude-sdk.yaml:1973
+    // mappings/claude-sdk.yaml:2197
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:1991",
+      at: "mappings/claude-sdk.yaml:2216",
     },
-    // mappings/claude-sdk.yaml:2023
+    // mappings/claude-sdk.yaml:2253
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2041",
+      at: "mappings/claude-sdk.yaml:2271",
     },
-    // mappings/claude-sdk.yaml:2141
+    // mappings/claude-sdk.yaml:2390
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2158",
+      at: "mappings/claude-sdk.yaml:2407",
     },
-    // mappings/claude-sdk.yaml:2165
+    // mappings/claude-sdk.yaml:2414
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2186",
+      at: "mappings/claude-sdk.yaml:2435",
     },
-    // mappings/claude-sdk.yaml:2193
+    // mappings/claude-sdk.yaml:2442
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2214",
+      at: "mappings/claude-sdk.yaml:2463",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {

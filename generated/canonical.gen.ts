@@ -301,6 +301,16 @@ totalTokens?: number
  */
 contextWindow?: number
 }
+export interface ContextUsage {
+/**
+ * Tokens in the context window now.
+ */
+usedTokens: number
+/**
+ * The context window's size in tokens, where the provider reports it.
+ */
+windowTokens?: number
+}
 export interface RequestOption {
 decision: RequestDecision
 label?: string
@@ -360,6 +370,7 @@ metadata?: {
 export interface ThreadTokenUsageUpdatedPayload {
 usage: unknown
 tokenUsage?: TokenUsage
+context?: ContextUsage
 }
 /** The payload of `thread.realtime.started` events. */
 export interface ThreadRealtimeStartedPayload {
@@ -461,6 +472,8 @@ taskId: RuntimeTaskId
 status: ("completed" | "failed" | "stopped")
 summary?: string
 usage?: unknown
+durationMs?: number
+reason?: string
 }
 /** The payload of `hook.started` events. */
 export interface HookStartedPayload {

@@ -47,7 +47,7 @@ export const REF_FIELD: Partial<Record<GrammarRole, string>> = {
 
 export type LifecycleName = "request" | "user-input" | "item" | "turn" | "thread" | "task";
 export type LifecyclePhase = "opens" | "body" | "ends";
-export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded" | "withinNotOpened";
+export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded" | "withinNotOpened" | "withinNoId";
 export interface LifecycleEntry {
   /** The role whose id names the entity. */
   role: GrammarRole;
@@ -112,7 +112,7 @@ export const LIFECYCLE: Record<LifecycleName, LifecycleEntry> = {
     within: "thread",
     needsId: false,
     verify: {
-      opens: { afterEnd: "after-turn-end", again: "turn-restarted", withinNotOpened: "turn-before-thread" },
+      opens: { afterEnd: "after-turn-end", again: "turn-restarted", withinNotOpened: "turn-before-thread", withinNoId: "turn-before-thread" },
       body: {},
       ends: { notOpen: "turn-not-started", again: "turn-terminal" },
       openAtEnd: "turn-open-at-end",

@@ -15,7 +15,7 @@ export const ANSWER_DECISIONS = ["allow_once", "allow_always", "reject_once", "r
 /** RequestAnswer kinds (src/answer/answer.ts; generated/answers.gen.ts types each envelope's kind as one). */
 export const ANSWER_KINDS = ["jsonrpc", "http", "codex-submission", "claude-can-use-tool", "claude-elicitation", "claude-user-dialog", "claude-answered-elsewhere", "claude-control-response"] as const;
 /** The fields of a reply (RequestReply). */
-export const REPLY_FIELDS = ["decision", "answers", "output", "result", "message", "updatedInput"] as const;
+export const REPLY_FIELDS = ["decision", "answers", "output", "result", "message", "updatedInput", "decidedBy"] as const;
 /** The roots of an answer expression; the scalar ones take no field path. */
 const OBJECT_ROOTS = ["reply", "payload", "args", "refs"];
 const SCALAR_ROOTS = ["requestId", "decision", "choice", "offered"];

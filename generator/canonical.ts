@@ -31,8 +31,8 @@ export type GuardKind = "once" | "open" | "notStale";
 export type LifecyclePhase = "opens" | "body" | "ends";
 export const LIFECYCLE_PHASES: readonly LifecyclePhase[] = ["opens", "body", "ends"];
 /** The verifier's findings per lifecycle part (values: VERIFY_RULES names). */
-export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded" | "withinNotOpened";
-export const VERIFY_FINDINGS: readonly VerifyFindingKind[] = ["noId", "notOpen", "again", "afterEnd", "withinEnded", "withinNotOpened"];
+export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded" | "withinNotOpened" | "withinNoId";
+export const VERIFY_FINDINGS: readonly VerifyFindingKind[] = ["noId", "notOpen", "again", "afterEnd", "withinEnded", "withinNotOpened", "withinNoId"];
 export interface LifecycleVerify {
   opens: Partial<Record<VerifyFindingKind, string>>;
   body: Partial<Record<VerifyFindingKind, string>>;
@@ -327,9 +327,27 @@ export function buildJsonSchema(m: CanonicalModel): any {
   };
 }
 
-/** Strip generator-only keywords (tsType) for the published schema and ajv. */
-export function publishedSchema(schema: any): any {
+/**
+ * The schema the precompiled validator is built from: generator-only keywords (tsType) stripped. It keeps the
+ * OpenAPI `discriminator` keyword (ajv's `discriminator: true`), so the validator goes straight to the branch of an
+ * event's `type` (and a payload's `itemType`) instead of trying every branch.
+ */
+export function validatorSchema(schema: any): any {
   return JSON.parse(JSON.stringify(schema, (k, v) => (k === "tsType" ? undefined : v)));
+}
+
+/**
+ * The published schema (generated/canonical.schema.json): plain draft-07, compiling in ajv's strict mode with no
+ * option but a `date-time` format (ajv-formats). `discriminator` is not a JSON Schema keyword, so it is left out:
+ * each `oneOf` branch pins the discriminating property with `const`/`enum`, so at most one branch can match, and
+ * the schema accepts exactly what the validator accepts.
+ */
+export function publishedSchema(schema: any): any {
+  return JSON.parse(JSON.stringify(schema, function (this: any, k, v) {
+    if (k === "tsType") return undefined;
+    if (k === "discriminator" && Array.isArray(this?.oneOf) && v && typeof v === "object" && typeof v.propertyName === "string") return undefined;
+    return v;
+  }));
 }
 
 /** TypeScript types for the model, via json-schema-to-typescript for the payload shapes. */
@@ -472,7 +490,7 @@ const DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d
 /** ajv standalone ESM code for the published schema; must import nothing at run time. */
 export function buildValidator(schema: any, model?: CanonicalModel): string {
   const ajv = new Ajv({ code: { source: true, esm: true, lines: false }, inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"], formats: { "date-time": DATE_TIME } });
-  const published = publishedSchema(schema);
+  const published = validatorSchema(schema);
   // A schema written wrong in canonical.yaml is the user's mistake: report it there (E112), not as a stack trace.
   if (!ajv.validateSchema(published)) {
     const errs = (ajv.errors ?? []).filter((e, i, all) => all.findIndex((x) => x.instancePath === e.instancePath) === i).slice(0, 5);

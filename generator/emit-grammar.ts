@@ -3,7 +3,7 @@
  * `lifecycle` sections. The runtime (src/normalize/), the verifier (src/verify/) read it; the tables' default
  * guards come from the same model entries (tables.ts lifecycleGuard). Pure: a function of the model.
  */
-import { LIFECYCLE_PHASES, type CanonicalModel } from "./canonical.ts";
+import { LIFECYCLE_PHASES, VERIFY_FINDINGS, type CanonicalModel } from "./canonical.ts";
 
 const q = (s: string) => JSON.stringify(s);
 const list = (xs: readonly string[]) => `[${xs.map(q).join(", ")}]`;
@@ -58,7 +58,7 @@ export function emitGrammar(m: CanonicalModel, hdr: string): string {
   L.push("};", "");
   L.push("export type LifecycleName = " + entities.map(([n]) => q(n)).join(" | ") + ";");
   L.push("export type LifecyclePhase = " + LIFECYCLE_PHASES.map(q).join(" | ") + ";");
-  L.push(`export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded" | "withinNotOpened";`);
+  L.push(`export type VerifyFindingKind = ${VERIFY_FINDINGS.map((k) => JSON.stringify(k)).join(" | ")};`);
   L.push("export interface LifecycleEntry {");
   L.push("  /** The role whose id names the entity. */");
   L.push("  role: GrammarRole;");

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Bundles the package's entry points with esbuild (devDependency) into dist/pkg/: one ES module per entry point
- * (the root, accumulator, validate, compatibility, tables, one per surface, the CLI) and shared chunks, minified,
+ * (the root, accumulator, validate, compatibility, tables, live, sessions, one per surface, the CLI) and shared chunks, minified,
  * with source maps (positions only: with `node --enable-source-maps` stack traces name the original file and line).
  * The root and the accumulator are one self-contained module each (loading one file instead of the ~90 tsc emits is
  * what keeps an import cheap); a surface's entry pulls only its own mappers. Declarations stay tsc's (dist/src/).
@@ -25,6 +25,7 @@ export function entryPoints() {
     compatibility: "src/normalize/matrix.ts",
     tables: "src/tables.ts",
     live: "src/live/index.ts",
+    sessions: "src/sessions/index.ts",
     cli: "src/cli/cli.ts",
   };
   for (const f of readdirSync(join(root, "generated/entries")).sort()) {

@@ -39,6 +39,10 @@ export const ERROR_CODES = {
   BUSY: "busy",
   /** live: the agent has no such setting or call (setMode / setModel on an agent without one, load() where there is no history). */
   UNSUPPORTED: "unsupported",
+  /** sessions: no store holds the session named (openSession, `agentnorm sessions show`). */
+  SESSION_NOT_FOUND: "session_not_found",
+  /** sessions: the session's file or database cannot be read (gone, not readable, not the agent's format). */
+  SESSION_UNREADABLE: "session_unreadable",
 } as const;
 
 export type AgentnormErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
@@ -111,5 +115,14 @@ export class LiveError extends AgentnormError {
     super(code, message, options);
     this.name = "LiveError";
     if (options?.detail !== undefined) this.detail = options.detail;
+  }
+}
+
+/** A stored session could not be found or read (agentnorm/sessions): see `code`. The message is one line naming the file. */
+export class SessionStoreError extends AgentnormError {
+  static override readonly brand: string = "SessionStoreError";
+  constructor(code: typeof ERROR_CODES.SESSION_NOT_FOUND | typeof ERROR_CODES.SESSION_UNREADABLE, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.name = "SessionStoreError";
   }
 }

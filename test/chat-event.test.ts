@@ -20,7 +20,7 @@ const REC = join(ROOT, "fixtures/recorded");
 const SCHEMA = JSON.parse(readFileSync(join(ROOT, "schemas/chat-event.schema.json"), "utf8"));
 type AjvClass = typeof import("ajv").default;
 const AjvCtor: AjvClass = (Ajv as unknown as { default?: AjvClass }).default ?? (Ajv as unknown as AjvClass);
-const validate = new AjvCtor({ strict: true, strictRequired: false, allErrors: true, allowUnionTypes: true }).compile(SCHEMA);
+const validate = new AjvCtor({ strict: true, allErrors: true, allowUnionTypes: true }).compile(SCHEMA);
 
 const streams = readdirSync(REC, { withFileTypes: true })
   .filter((d) => d.isDirectory())

@@ -1,5 +1,5 @@
 /**
- * Claude Agent SDK 0.3.333 / Claude Code 2.1.333 beside 0.2.62 in the same claude tables: which pinned version a stream
+ * Claude Agent SDK 0.3.333 / Claude Code 2.1.333 beside 0.2.62 (and 0.3.337, the tables' own pin: test/claude-337.test.ts) in the same claude tables: which pinned version a stream
  * is (stated by system/init's claude_code_version or a transcript line's version, or forced with the normalizer's
  * upstreamVersion option), and the 2.1.3xx messages that used to be mapped wrong. Hand-made minimal messages (shapes
  * as Claude Code 2.1.333 sends them), named per case; the dev wire recording of 2.1.333 is read when present.
@@ -39,14 +39,17 @@ describe("which pinned version a stream is", () => {
     expect(selectPinned(p, "latest")).toBeUndefined();
   });
 
-  it("system/init's claude_code_version decides; before it the table's own version (0.3.333) is in effect", () => {
+  it("system/init's claude_code_version decides; before it the table's own version (0.3.337) is in effect", () => {
     const n = createNormalizer({ surface: "claude-sdk", ids: counterIds(), clock: steppingClock() });
-    expect(n.upstreamVersion()).toBe("0.3.333");
+    expect(n.upstreamVersion()).toBe("0.3.337");
     n.push(init("2.1.62"));
     expect(n.upstreamVersion()).toBe("0.2.62");
     const m = createNormalizer({ surface: "claude-sdk" });
     m.push(init("2.1.333"));
     expect(m.upstreamVersion()).toBe("0.3.333");
+    const k = createNormalizer({ surface: "claude-sdk" });
+    k.push(init("2.1.337"));
+    expect(k.upstreamVersion()).toBe("0.3.337");
   });
 
   it("a transcript line's version decides for the transcript and the SDK rows it hands lines to", () => {
@@ -59,7 +62,7 @@ describe("which pinned version a stream is", () => {
     const r = run([init("2.1.333")], { upstreamVersion: "0.2.62" });
     expect(r.n.upstreamVersion()).toBe("0.2.62");
     expect(run([init("2.1.333")], { upstreamVersion: "2.1.62" }).n.upstreamVersion()).toBe("0.2.62");
-    expect(() => createNormalizer({ surface: "claude-sdk", upstreamVersion: "newest" })).toThrow(/upstreamVersion "newest" is not a version of @anthropic-ai\/claude-agent-sdk \(pinned: 0\.3\.333, 0\.2\.62\)/);
+    expect(() => createNormalizer({ surface: "claude-sdk", upstreamVersion: "newest" })).toThrow(/upstreamVersion "newest" is not a version of @anthropic-ai\/claude-agent-sdk \(pinned: 0\.3\.337, 0\.3\.333, 0\.2\.141, 0\.2\.62\)/);
   });
 
   it("rows of one version only: a 0.3 message in a stream forced to 0.2.62 is a warning naming the version", () => {
@@ -245,17 +248,21 @@ describe("answering Claude SDK 0.3 requests (answerRequest)", () => {
 });
 
 describe("the compatibility matrix per version", () => {
-  it("claude-sdk and claude-transcript: every type and subtype of both pinned versions mapped or ignored, counted per version", () => {
+  it("claude-sdk and claude-transcript: every type and subtype of the four pinned versions mapped or ignored, counted per version", () => {
     const c = JSON.parse(readFileSync(join(import.meta.dirname, "../generated/compatibility.json"), "utf8"));
     const sdk = c.surfaces["claude-sdk"];
-    expect(sdk.upstream).toMatchObject({ version: "0.3.333", reports: "2.1.333", versions: [{ version: "0.2.62", reports: "2.1.62" }] });
-    expect(sdk.kinds.message.versions).toEqual({ "0.3.333": { total: 13, mapped: 13, ignored: 0, missing: 0 }, "0.2.62": { total: 10, mapped: 10, ignored: 0, missing: 0 } });
+    expect(sdk.upstream).toMatchObject({ version: "0.3.337", reports: "2.1.337", versions: [{ version: "0.3.333", reports: "2.1.333" }, { version: "0.2.141", reports: "2.1.141" }, { version: "0.2.62", reports: "2.1.62" }] });
+    expect(sdk.kinds.message.versions).toEqual({ "0.3.337": { total: 13, mapped: 13, ignored: 0, missing: 0 }, "0.3.333": { total: 13, mapped: 13, ignored: 0, missing: 0 }, "0.2.141": { total: 10, mapped: 10, ignored: 0, missing: 0 }, "0.2.62": { total: 10, mapped: 10, ignored: 0, missing: 0 } });
+    expect(sdk.kinds.message.subtypes["0.2.141"]).toEqual({ total: 27, mapped: 26, ignored: 1, missing: 0 });
+    expect(sdk.kinds.message.subtypes["0.3.337"]).toMatchObject({ total: 37, missing: 0 });
     expect(sdk.kinds.message.subtypes["0.3.333"]).toMatchObject({ total: 37, missing: 0 });
     expect(sdk.kinds.message.subtypes["0.2.62"]).toEqual({ total: 15, mapped: 15, ignored: 0, missing: 0 });
-    expect(sdk.kinds.wire.subtypes).toEqual({ "0.3.333": { total: 41, mapped: 41, ignored: 0, missing: 0 }, "0.2.62": { total: 17, mapped: 17, ignored: 0, missing: 0 } });
-    expect(sdk.kinds.message.methods.conversation_reset).toMatchObject({ status: "mapped", versions: ["0.3.333"] });
+    expect(sdk.kinds.wire.subtypes).toEqual({ "0.3.337": { total: 41, mapped: 41, ignored: 0, missing: 0 }, "0.3.333": { total: 41, mapped: 41, ignored: 0, missing: 0 }, "0.2.141": { total: 30, mapped: 30, ignored: 0, missing: 0 }, "0.2.62": { total: 17, mapped: 17, ignored: 0, missing: 0 } });
+    expect(sdk.kinds.message.methods.conversation_reset).toMatchObject({ status: "mapped", versions: ["0.3.337", "0.3.333"] });
     const tr = c.surfaces["claude-transcript"].kinds.line.versions;
+    expect(tr["0.3.337"]).toMatchObject({ total: 16, missing: 0 });
     expect(tr["0.3.333"]).toMatchObject({ total: 15, missing: 0 });
+    expect(tr["0.2.141"]).toMatchObject({ total: 8, missing: 0 });
     expect(tr["0.2.62"]).toMatchObject({ total: 6, missing: 0 });
   });
 });

@@ -39,17 +39,19 @@ describe("claude-permission surface on the approvals fixture (fixtures/claude-pe
   });
 });
 
-describe("claude-permission pins SDK 0.3.333 beside 0.2.62", () => {
+describe("claude-permission pins SDK 0.3.337 beside 0.3.333 and 0.2.62", () => {
   const elicitation = { type: "control_request", request_id: "r1", request: { subtype: "elicitation", mcp_server_name: "s", message: "Where?" } };
-  it("an elicitation control request opens a question at 0.3.333; at 0.2.62 (no such prompt) it is one more control command", () => {
+  it("an elicitation control request opens a question at 0.3.337 and 0.3.333; at 0.2.62 (no such prompt) it is one more control command", () => {
     const now = createNormalizer({ surface: "claude-permission", ids: counterIds() });
-    expect(now.upstreamVersion()).toBe("0.3.333");
+    expect(now.upstreamVersion()).toBe("0.3.337");
     expect(now.push(elicitation).map((e) => e.type)).toEqual(["request.opened", "user-input.requested"]);
+    const before = createNormalizer({ surface: "claude-permission", ids: counterIds(), upstreamVersion: "0.3.333" });
+    expect(before.push(elicitation).map((e) => e.type)).toEqual(["request.opened", "user-input.requested"]);
     const old = createNormalizer({ surface: "claude-permission", ids: counterIds(), upstreamVersion: "0.2.62" });
     expect(old.upstreamVersion()).toBe("0.2.62");
     expect(old.push(elicitation).map((e) => e.type)).toEqual(["session.configured"]);
   });
-  it("the stdio transport's keep_alive frame is ignored at 0.3.333 (counted, no event) and unknown at 0.2.62", () => {
+  it("the stdio transport's keep_alive frame is ignored at 0.3.x (counted, no event) and unknown at 0.2.62", () => {
     const now = createNormalizer({ surface: "claude-permission", ids: counterIds() });
     expect(now.push({ type: "keep_alive" })).toEqual([]);
     expect(now.stats().unknown).toBe(0);

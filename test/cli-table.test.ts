@@ -246,9 +246,10 @@ d("help, usage and line numbers", () => {
   });
 });
 
-/** Control characters a terminal could obey (\n and \t are fine). */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-const HOSTILE = "clear\u001b[2J title\u001b]0;pwned\u0007 cr\roverwrite csi\u009b31m bidi\u202eevil\u202c bell\u0007";
+/** Control characters a terminal could obey (\n and \t are fine), and characters that draw nothing (format characters, fillers). */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\u115f\u1160\u3164\uffa0]/u;
+const HOSTILE = "clear\u001b[2J title\u001b]0;pwned\u0007 cr\roverwrite csi\u009b31m bidi\u202eevil\u202c bell\u0007" +
+  " conceal\u001b[8mhidden\u001b[0m blink\u001b[5mX\u001b[6mY\u001b[0m reverse\u001b[7mZ\u001b[27m zw[\u200b\u200c\u200d\u2060\ufeff] tag[\u{e0041}\u{e0042}]";
 
 d("hostile text through every command that prints", () => {
   const lines = NATIVE.split("\n").filter(Boolean).map((l) => {
@@ -308,6 +309,12 @@ d("hostile text through every command that prints", () => {
     expect(r.stdout).toContain("\\e[2J");
     const escapes = r.stdout.match(/\u001b[^m]*m?/g) ?? [];
     for (const e of escapes) expect(e).toMatch(/^\u001b\[[0-9;]*m$/);
+    // only colours and bold/dim/italic/underline: conceal (8), blink (5, 6) and reverse (7) are shown, not obeyed
+    for (const e of escapes) for (const p of e.slice(2, -1).split(";")) expect(["5", "6", "7", "8"], e).not.toContain(p);
+    expect(r.stdout).toContain("conceal\\e[8mhidden");
+    expect(r.stdout).toContain("blink\\e[5mX\\e[6mY");
+    expect(r.stdout).toContain("reverse\\e[7mZ\\e[27m");
+    expect(r.stdout).toContain("zw[\\u200b\\u200c\\u200d\\u2060\\ufeff] tag[\\u{e0041}\\u{e0042}]");
     const rest = r.stdout.replace(/\u001b\[[0-9;]*m/g, "");
     expect(CONTROL.test(rest)).toBe(false);
   });

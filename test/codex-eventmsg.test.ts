@@ -43,8 +43,10 @@ describe("codex-eventmsg: upstream coverage", () => {
 
   it("turn_started / turn_complete (serde aliases) behave like task_started / task_complete", () => {
     const out = run([sub("u1", { type: "turn_started", turn_id: "u1" }), sub("u1", { type: "turn_complete", turn_id: "u1", last_agent_message: null })]);
-    expect(out.map((e) => e.type)).toEqual(["turn.started", "turn.completed"]);
-    expect(out[0].turnId).toBe(out[1].turnId);
+    // the stream names no session: the runtime starts the turn's thread first (agentnorm#implicit-start)
+    expect(out.map((e) => e.type)).toEqual(["thread.started", "turn.started", "turn.completed"]);
+    expect(out[1].turnId).toBe(out[2].turnId);
+    expect(out[1].threadId).toBe(out[0].threadId);
   });
 });
 
@@ -57,7 +59,7 @@ describe("codex-eventmsg: input wrappers", () => {
       { ts: "t", dir: "to_tui", kind: "app_event", variant: "RequestRedraw" },
       { ts: "t", dir: "to_tui", kind: "codex_event", payload: { id: "1", msg: { type: "task_started" } } },
     ], n);
-    expect(a.map((e) => [e.type, e.providerRefs?.providerTurnId])).toEqual([["turn.started", "1"]]);
+    expect(a.map((e) => [e.type, e.providerRefs?.providerTurnId])).toEqual([["thread.started", undefined], ["turn.started", "1"]]);
     expect(a[0].raw?.payload).toMatchObject({ kind: "codex_event" }); // raw keeps the whole line
     expect(n.stats().ignored[`${SURFACE}#input-tui-other`]).toBe(3);
   });
@@ -97,7 +99,7 @@ describe("codex-eventmsg: text reconstruction", () => {
     expect(assistantText(out)).toBe("Hey! How can I help?");
     const items = new Set(out.filter((e) => e.type.startsWith("item.") || e.type === "content.delta").map((e) => e.itemId));
     expect(items.size).toBe(1);
-    expect(out.map((e) => e.type).filter((t) => t !== "content.delta")).toEqual(["turn.started", "item.started", "item.completed", "turn.completed"]);
+    expect(out.map((e) => e.type).filter((t) => t !== "content.delta")).toEqual(["thread.started", "turn.started", "item.started", "item.completed", "turn.completed"]);
   });
 
   it("no deltas: the completed text is emitted once; a truncated stream is completed from the final text", () => {
@@ -158,7 +160,7 @@ describe("codex-eventmsg: text reconstruction", () => {
       line({ type: "item_completed", thread_id: "t1", turn_id: "u1", item: { type: "AgentMessage", id: "msg_1", content: [{ type: "Text", text: "Noted: 42." }] } }),
       line({ type: "task_complete", turn_id: "u1", last_agent_message: "Noted: 42." }),
     ]);
-    expect(out.map((e) => e.type)).toEqual(["turn.started", "item.started", "content.delta", "item.completed", "turn.completed"]);
+    expect(out.map((e) => e.type)).toEqual(["thread.started", "turn.started", "item.started", "content.delta", "item.completed", "turn.completed"]);
     expect(assistantText(out)).toBe("Noted: 42.");
   });
 });
@@ -173,7 +175,7 @@ describe("codex-eventmsg: commands, patches and approvals", () => {
       sub("1", { type: "exec_command_end", call_id: "c1", turn_id: "1", command: ["python3", "hello.py"], cwd: "/w", parsed_cmd: [], exit_code: 0, status: "completed", stdout: "Hello\n", stderr: "", aggregated_output: "Hello\n", formatted_output: "Hello\n", duration: { secs: 0, nanos: 1 } }),
       sub("1", { type: "task_complete" }),
     ]);
-    expect(out.map((e) => e.type)).toEqual(["turn.started", "request.opened", "request.resolved", "item.started", "content.delta", "item.completed", "turn.completed"]);
+    expect(out.map((e) => e.type)).toEqual(["thread.started", "turn.started", "request.opened", "request.resolved", "item.started", "content.delta", "item.completed", "turn.completed"]);
     const resolved = out.find((e) => e.type === "request.resolved")!;
     expect(P(resolved)).toMatchObject({ requestType: "exec_command_approval", decision: "allow_once" });
     expect(resolved.requestId).toBe(out.find((e) => e.type === "request.opened")!.requestId);
@@ -217,7 +219,7 @@ describe("codex-eventmsg: commands, patches and approvals", () => {
       sub("1", { type: "exec_command_begin", call_id: "c3", turn_id: "1", command: ["sleep", "60"], cwd: "/w", parsed_cmd: [] }),
       sub("1", { type: "turn_aborted", reason: "interrupted" }),
     ], n);
-    expect(out.slice(2).map((e) => [e.type, P(e).status ?? P(e).state ?? P(e).reason])).toEqual([["item.completed", "failed"], ["turn.aborted", "interrupted"]]);
+    expect(out.slice(3).map((e) => [e.type, P(e).status ?? P(e).state ?? P(e).reason])).toEqual([["item.completed", "failed"], ["turn.aborted", "interrupted"]]);
     expect(n.end()).toEqual([]);
   });
 });

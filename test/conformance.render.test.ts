@@ -20,7 +20,7 @@ import { devFolder } from "./support/dev-recordings.js";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 type AjvClass = typeof import("ajv").default;
 const AjvCtor: AjvClass = (Ajv as unknown as { default?: AjvClass }).default ?? (Ajv as unknown as AjvClass);
-const validate = new AjvCtor({ strict: true, strictRequired: false, allowUnionTypes: true }).compile(JSON.parse(readFileSync(join(ROOT, "schemas/chat-event.schema.json"), "utf8")));
+const validate = new AjvCtor({ strict: true, allowUnionTypes: true }).compile(JSON.parse(readFileSync(join(ROOT, "schemas/chat-event.schema.json"), "utf8")));
 
 /** dev/ folder → surface; the files each surface's own conformance test replays as whole sessions. */
 const FOLDERS: { folder: string; surface: string; files: (name: string) => boolean }[] = [

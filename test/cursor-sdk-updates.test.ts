@@ -30,7 +30,7 @@ const SESSIONS = ["edit.jsonl", "error.jsonl", "plain-turn.jsonl", "shell.jsonl"
 
 describe("cursor-sdk fixtures: every form normalizes cleanly", () => {
   it("has the fixtures this test names", () => {
-    expect(list("deltas")).toEqual([...SESSIONS, "summary.jsonl"].sort());
+    expect(list("deltas")).toEqual([...SESSIONS, "shell-fields.jsonl", "summary.jsonl"].sort());
     expect(list("conversation")).toEqual([...SESSIONS, "two-turns-and-shell.jsonl"].sort());
     expect(list("mixed")).toEqual(["cancelled.jsonl", "shell.jsonl", "task-lagging-stream.jsonl", "two-runs.jsonl"]);
   });

@@ -193,6 +193,11 @@ setInterval(() => {}, 1000);`;
       expect(records.some((r) => r.stage === "normalized_out" && r.eventType === "session.exited")).toBe(true);
       expect(text).not.toContain(secret);
       expect(records.some((r) => r.redactions.length > 0)).toBe(true);
+      // the host's events (the session's end) go through the capture in order with the agent's: canonical sequences
+      // rise through the file, and the session's end is the last event
+      const seqs = records.filter((r) => r.stage === "normalized_out").map((r) => r.payload.sequence);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(records.filter((r) => r.stage === "normalized_out").at(-1).eventType).toBe("session.exited");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

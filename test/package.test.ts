@@ -5,7 +5,7 @@
  * Needs `npm run build` first (npm test builds).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,7 +48,7 @@ describe.skipIf(!built)("the packed package", () => {
 
   it("holds the bundles, declarations, schemas and docs; the matrix once; no tsc JavaScript, tests or sources", () => {
     const paths = files.map((f) => f.path);
-    for (const p of ["dist/pkg/index.js", "dist/pkg/index.js.map", "dist/pkg/accumulator.js", "dist/pkg/surfaces/claude-sdk.js", "dist/pkg/cjs/index.cjs", "dist/pkg/cli.js", "dist/src/index.d.ts", "generated/canonical.schema.json", "generated/compatibility.json", "README.md", "LICENSE", "CHANGELOG.md", "docs/accumulator.md", "docs/chat-event.md", "dist/pkg/live.js", "dist/pkg/cjs/live.cjs", "docs/live.md", "docs/bridge.md", "schemas/bridge.schema.json"]) {
+    for (const p of ["dist/pkg/index.js", "dist/pkg/index.js.map", "dist/pkg/accumulator.js", "dist/pkg/surfaces/claude-sdk.js", "dist/pkg/cjs/index.cjs", "dist/pkg/cli.js", "dist/src/index.d.ts", "generated/canonical.schema.json", "generated/compatibility.json", "README.md", "LICENSE", "CHANGELOG.md", "docs/accumulator.md", "docs/chat-event.md", "dist/pkg/live.js", "dist/pkg/cjs/live.cjs", "docs/live.md", "dist/pkg/sessions.js", "dist/pkg/cjs/sessions.cjs", "dist/src/sessions/index.d.ts", "docs/sessions.md", "docs/bridge.md", "schemas/bridge.schema.json"]) {
       expect(paths, p).toContain(p);
     }
     expect(paths.filter((p) => /compatibility/i.test(p) && !p.endsWith(".d.ts") && !p.startsWith("dist/pkg/cjs/") && !/dist\/pkg\/compatibility\.js/.test(p))).toEqual(["generated/compatibility.json"]);
@@ -101,6 +101,25 @@ console.log(JSON.stringify({ events, valid, blocks: acc.getSession().turns.lengt
     expect(out).toMatchObject({ answered: true, unknown: "unknown_surface", crossEntry: "true,true,false,invalid_option", schema: "string" });
     expect(out.blocks).toBeGreaterThan(0);
     expect(out.matrix).toBe(out.surfaces);
+  }, 120_000);
+
+  it("agentnorm/sessions: an app lists the Claude Code session stored under its HOME and opens it", () => {
+    const dir = app("sessions-app", { type: "module" }, {
+      "main.js": `
+import { listSessions, openSession, STORES } from "agentnorm/sessions";
+import { createAccumulator } from "agentnorm/accumulator";
+const env = { HOME: process.cwd() + "/home" };
+const [s] = await listSessions({ env });
+const acc = createAccumulator();
+for await (const e of openSession(s, { env })) acc.apply(e);
+console.log(JSON.stringify({ agent: s.agent, cwd: s.cwd, title: s.title, surface: s.surface, turns: acc.snapshot().sessions[0].turns.length, stores: Object.keys(STORES) }));
+`,
+    });
+    const claude = join(ROOT, "fixtures/sessions/claude/home/.claude/projects/-sandbox-alpha");
+    mkdirSync(join(dir, "home/.claude/projects/-sandbox-alpha"), { recursive: true });
+    for (const f of readdirSync(claude)) writeFileSync(join(dir, "home/.claude/projects/-sandbox-alpha", f), readFileSync(join(claude, f)));
+    const out = JSON.parse(run("node", ["main.js"], dir));
+    expect(out).toEqual({ agent: "claude", cwd: "/sandbox/alpha", title: "Remember the number 42.", surface: "claude-transcript", turns: 2, stores: ["codex", "claude", "opencode", "gemini"] });
   }, 120_000);
 
   it("a CommonJS app: require() of the root, a surface and the accumulator", () => {

@@ -3,6 +3,7 @@
  * payloads of every capture stage, at varying depths and keys, driven through capture (and sanitize); the
  * written bytes must contain none of them.
  */
+import { rng } from "./support/secret-classes.js";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -103,17 +104,6 @@ describe("redactor", () => {
 
 // ── the audit ────────────────────────────────────────────────────────────────────────────────────────────
 
-/** mulberry32: a small seeded PRNG, so the corpus is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Secret { kind: string; value: string; /** Placement: "text" = shape-detectable anywhere; otherwise only where its context marks it. */ where: "text" | "field" | "env" | "auth" | "cookie" | "path" }
 

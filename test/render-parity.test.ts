@@ -158,15 +158,17 @@ describe("render parity: claude-sdk live stream vs claude-transcript of the same
       const only = CLAUDE_LIVE_ONLY_STATUS[s] ?? [];
       const gone = removeBlocks(live, (b) => b.kind === "status" && only.includes(b.message));
       expect(gone.map((b: any) => b.message)).toEqual(only);
+      // a superseded step is hidden by every UI; the transcript keeps only the answer that replaced it
+      expect(dropSuperseded(live)).toEqual(CLAUDE_62_SUPERSEDED[s] ?? []);
       expect(view(restored, CLAUDE_OMIT)).toEqual(view(live, CLAUDE_OMIT));
     });
   }
 });
 
-// ─────────────── Claude Code 2.1.333: SDK stream vs wire vs transcript of the same sessions ───────────────
+// ─────────────── Claude Code 2.1.333 and 2.1.337: SDK stream vs wire vs transcript of the same sessions ───────────────
 
 /**
- * fixtures/recorded/claude-sdk/2.1.333: each session as SDK stream, wire (the stream-json lines between SDK and CLI)
+ * fixtures/recorded/claude-sdk/2.1.333 and 2.1.337: each session as SDK stream, wire (the stream-json lines between SDK and CLI)
  * and transcript. SDK stream and wire render the same groups, side channels included. Against the transcript, the
  * side channels the transcript does not have are left out as for 2.1.62 (CLAUDE_OMIT), and the background tasks'
  * cards (`task`: task_started/progress/notification are SDK messages; the transcript has the tool call and its
@@ -174,7 +176,6 @@ describe("render parity: claude-sdk live stream vs claude-transcript of the same
  * live view (the transcript does not keep it), each one asserted. What else differs, per scenario, is removed by
  * CLAUDE_333_DIFFS — each removal asserts what it removes, so a new difference (or a fixed one) fails the test.
  */
-const DIR_333 = join(REC, "claude-sdk/2.1.333");
 const CLAUDE_333_OMIT = [...CLAUDE_OMIT, "task"];
 const line = (b: any) => `${b.kind} ${String(b.text ?? b.message ?? b.title ?? "").replace(/\s+/g, " ").trim().slice(0, 90)}`;
 /** Remove the blocks `pick` selects from a snapshot; returns them as lines (kind and text). */
@@ -188,12 +189,22 @@ function dropSuperseded(snap: AccumulatorSnapshot): string[] {
   for (const x of snap.sessions) { visit(x.steps); for (const t of x.turns) visit(t.steps); }
   return out;
 }
-const CLAUDE_333_SUPERSEDED: Record<string, string[]> = { "stream-error": ["text A retry repeats a request that failed. It succeeds"] };
+const CLAUDE_333_SUPERSEDED: Record<string, string[]> = {
+  "stream-error": ["text A retry repeats a request that failed. It succeeds"],
+  "stream-retry": ["text An overloaded API rejects work it has no capacity for, so the failure is usually"],
+};
+/** Superseded steps of the 2.1.62 live streams (a response cut off mid-stream, retried without streaming). */
+const CLAUDE_62_SUPERSEDED: Record<string, string[]> = { "stream-retry": ["text An overloaded API rejects work it has no capacity for, so the failure is usually"] };
 const retry = (b: any) => b.kind === "status" && /^the model call failed \(/.test(b.message);
+/** (2.1.337, the same scenarios, shows the same differences with the same texts: ids and times are pinned by the recorder.) */
 const CLAUDE_333_DIFFS: Record<string, (live: AccumulatorSnapshot, restored: AccumulatorSnapshot) => void> = {
   // the background subagent's own lines are in its own file (subagents/agent-*.jsonl), not in the session's transcript
   "background-agent": (live) => {
     expect(take(live, (b) => b.kind !== "tool" || b.itemType !== "collab_agent_tool_call" ? isNested(live, b) : false)).toEqual(["tool ls", "terminal a.txt b.txt", "text The directory holds a.txt and b.txt."]);
+  },
+  // the foreground subagent's own lines are in its own file too
+  "subagent-progress": (live) => {
+    expect(take(live, (b) => b.kind !== "tool" || b.itemType !== "collab_agent_tool_call" ? isNested(live, b) : false)).toEqual(["text Subagent task: run the slow check.", "tool timeout 33 tail -f /dev/null; echo check done", "permission ", "task ", "terminal check done"]);
   },
   // the recorder elides Claude Code's own text in transcripts: the /context output
   "local-command": (live, restored) => {
@@ -215,6 +226,37 @@ const CLAUDE_333_DIFFS: Record<string, (live: AccumulatorSnapshot, restored: Acc
     expect(take(restored, (b) => b.kind === "status" && b.message.startsWith("hook "))).toEqual(["status hook 00000000-0000-4000-8000-000000000027 failed: Say that the checks passed before stoppi"]);
   },
 };
+/** Superseded steps of the 2.1.141 live streams: as 2.1.62 (a response cut off mid-block, retried without streaming). */
+const CLAUDE_141_SUPERSEDED: Record<string, string[]> = CLAUDE_62_SUPERSEDED;
+/** Claude Code 2.1.141 (the 0.2 line's last; not background-agent or clear): its own differences. */
+const CLAUDE_141_DIFFS: typeof CLAUDE_333_DIFFS = {
+  // the foreground subagent's own lines are in its own file (as at 2.1.3xx)
+  "subagent-progress": (live) => {
+    expect(take(live, (b) => b.kind !== "tool" || b.itemType !== "collab_agent_tool_call" ? isNested(live, b) : false)).toEqual(["text Subagent task: run the slow check.", "tool timeout 33 tail -f /dev/null; echo check done", "permission ", "task ", "terminal check done"]);
+  },
+  // the recorder elides Claude Code's own text in transcripts: the /context output
+  "local-command": (live, restored) => {
+    expect(take(live, (b) => b.kind === "text" && b.role === "assistant" && b.text.startsWith("## Context Usage"))).toEqual(["text ## Context Usage **Model:** claude-sonnet-4-6 **Tokens:** 783 / 200k (0%) ### Estimated us"]);
+    expect(take(restored, (b) => b.kind === "text" && b.role === "assistant" && b.text.startsWith("[elided"))).toEqual(["text [elided: 781 chars of Claude Code's own text]"]);
+  },
+  // the prompt a hook blocked: 2.1.141 says nothing live (a result with no turn of the model's); its transcript has the notice
+  "prompt-hook": (_live, restored) => {
+    expect(take(restored, (b) => b.kind === "status" && b.message.startsWith("UserPromptSubmit operation blocked"))).toEqual(["status UserPromptSubmit operation blocked by hook: Prompts must not mention secrets. Original pro"]);
+  },
+  // retries: live, the SDK's api_retry; 2.1.141's transcript writes no line for them
+  "retry-529": (live) => {
+    expect(take(live, retry)).toEqual(["status the model call failed (529); retrying, attempt 1 of 3 in 0 ms", "status the model call failed (529); retrying, attempt 2 of 3 in 0 ms"]);
+  },
+  // the Stop hook that blocked: live, Claude Code's notification; the transcript, the hook's error
+  "stop-hook": (live, restored) => {
+    expect(take(live, (b) => b.kind === "status" && b.message.startsWith("Stop hook"))).toEqual(["status Stop hook error occurred"]);
+    expect(take(restored, (b) => b.kind === "status" && b.message.startsWith("hook "))).toEqual(["status hook 00000000-0000-4000-8000-00000000001a failed: Say that the checks passed before stoppi"]);
+  },
+  // a stream broken mid-answer (no retry at 2.1.141): live, the partial text (failed); the transcript has only the error
+  "stream-error": (live) => {
+    expect(take(live, (b) => b.kind === "text" && b.role === "assistant" && b.text.startsWith("A retry repeats"))).toEqual(["text A retry repeats a request that failed. It succeeds"]);
+  },
+};
 function isNested(snap: AccumulatorSnapshot, b: Block): boolean {
   let found = false;
   const visit = (steps: AccumulatorSnapshot["sessions"][number]["steps"], nested: boolean) => {
@@ -224,38 +266,45 @@ function isNested(snap: AccumulatorSnapshot, b: Block): boolean {
   return found;
 }
 
-describe("render parity: Claude Code 2.1.333 — SDK stream vs wire vs transcript of the same session", () => {
-  const scenarios = existsSync(DIR_333) ? readdirSync(DIR_333).filter((f) => f.endsWith(".transcript.ndjson")).map((f) => f.replace(/\.transcript\.ndjson$/, "")).sort() : [];
-  it("has the recorded sessions", () => expect(scenarios.length).toBeGreaterThanOrEqual(26));
-  it("the differences name recorded scenarios only", () => {
-    expect([...Object.keys(CLAUDE_333_DIFFS), ...Object.keys(CLAUDE_333_SUPERSEDED)].filter((s) => !scenarios.includes(s))).toEqual([]);
+for (const version of ["2.1.141", "2.1.333", "2.1.337"]) {
+  const DIR_333 = join(REC, "claude-sdk", version);
+  const old = version === "2.1.141";
+  const DIFFS = old ? CLAUDE_141_DIFFS : CLAUDE_333_DIFFS;
+  const SUPERSEDED = old ? CLAUDE_141_SUPERSEDED : CLAUDE_333_SUPERSEDED;
+  describe(`render parity: Claude Code ${version} — SDK stream vs wire vs transcript of the same session`, () => {
+    const scenarios = existsSync(DIR_333) ? readdirSync(DIR_333).filter((f) => f.endsWith(".transcript.ndjson")).map((f) => f.replace(/\.transcript\.ndjson$/, "")).sort() : [];
+    it("has the recorded sessions", () => expect(scenarios.length).toBeGreaterThanOrEqual(old ? 24 : 26));
+    it("the differences name recorded scenarios only", () => {
+      expect([...Object.keys(DIFFS), ...Object.keys(SUPERSEDED)].filter((s) => !scenarios.includes(s))).toEqual([]);
+    });
+    for (const s of scenarios) {
+      it(`${s}: the wire renders as the SDK stream (side channels included)`, () => {
+        const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
+        const wire = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.wire.ndjson`)));
+        // a request's `resolution` is the answer as each transport carries it (the SDK adds the tool use id to canUseTool's
+        // result): the provider's own object, left out; the canonical decision is compared
+        // (2.1.141: the SDK's canUseTool gets no request id, the wire's request has one: args.requestId left out too)
+        const wireView = (snap: AccumulatorSnapshot) => renderView(snap, { blockFields: (b) => { const f = fields(b); delete f.resolution; if (old && f.args && typeof f.args === "object") { f.args = { ...(f.args as object) }; delete (f.args as any).requestId; } return f; } });
+        expect(wireView(live).length).toBeGreaterThan(0);
+        expect(wireView(wire)).toEqual(wireView(live));
+        // and the text render, line for line (repairs included)
+        expect(renderSnapshotText(wire)).toBe(renderSnapshotText(live));
+      });
+      it(`${s}: the transcript renders as the SDK stream`, () => {
+        const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
+        const restored = accumulateLines("claude-transcript", readLines(join(DIR_333, `${s}.transcript.ndjson`)));
+        expect(dropSuperseded(live)).toEqual(SUPERSEDED[s] ?? []);
+        DIFFS[s]?.(live, restored);
+        expect(view(restored, CLAUDE_333_OMIT)).toEqual(view(live, CLAUDE_333_OMIT));
+        // the text render of what both forms have: the same lines (a turn's model and stop reason come from the SDK's
+        // init and result messages, which the transcript does not have: the turn header and footer lines are left out)
+        for (const x of [live, restored]) removeBlocks(x, (b) => CLAUDE_333_OMIT.includes(b.kind));
+        const text = (x: AccumulatorSnapshot) => renderSnapshotText(x, { problems: false }).split("\n").filter((l) => !l.startsWith("── turn "));
+        expect(text(restored)).toEqual(text(live));
+      });
+    }
   });
-  for (const s of scenarios) {
-    it(`${s}: the wire renders as the SDK stream (side channels included)`, () => {
-      const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
-      const wire = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.wire.ndjson`)));
-      // a request's `resolution` is the answer as each transport carries it (the SDK adds the tool use id to canUseTool's
-      // result): the provider's own object, left out; the canonical decision is compared
-      const wireView = (snap: AccumulatorSnapshot) => renderView(snap, { blockFields: (b) => { const f = fields(b); delete f.resolution; return f; } });
-      expect(wireView(live).length).toBeGreaterThan(0);
-      expect(wireView(wire)).toEqual(wireView(live));
-      // and the text render, line for line (repairs included)
-      expect(renderSnapshotText(wire)).toBe(renderSnapshotText(live));
-    });
-    it(`${s}: the transcript renders as the SDK stream`, () => {
-      const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
-      const restored = accumulateLines("claude-transcript", readLines(join(DIR_333, `${s}.transcript.ndjson`)));
-      expect(dropSuperseded(live)).toEqual(CLAUDE_333_SUPERSEDED[s] ?? []);
-      CLAUDE_333_DIFFS[s]?.(live, restored);
-      expect(view(restored, CLAUDE_333_OMIT)).toEqual(view(live, CLAUDE_333_OMIT));
-      // the text render of what both forms have: the same lines (a turn's model and stop reason come from the SDK's
-      // init and result messages, which the transcript does not have: the turn header and footer lines are left out)
-      for (const x of [live, restored]) removeBlocks(x, (b) => CLAUDE_333_OMIT.includes(b.kind));
-      const text = (x: AccumulatorSnapshot) => renderSnapshotText(x, { problems: false }).split("\n").filter((l) => !l.startsWith("── turn "));
-      expect(text(restored)).toEqual(text(live));
-    });
-  }
-});
+}
 
 // ───────────────────────────── Codex rollout: live EventMsg stream vs the rollout file ─────────────────────────────
 
@@ -363,7 +412,7 @@ const ACP_AGENTS: Record<string, AcpAgentConfig> = {
     // every restored session begins with the session context; a tool's result is one more marker each
     diffs: {
       approval: { markers: 3, liveOnlyCards: ["declined rm README.md"] }, "approval-cancelled": { markers: 1, liveOnlyCards: ["declined rm README.md"] },
-      edit: { markers: 2 }, "edit-fs": { markers: 2 }, "failing-tool": { markers: 2 }, interrupt: { markers: 1 }, plain: { markers: 1 }, plan: { markers: 2 },
+      edit: { markers: 2 }, "edit-fs": { markers: 2 }, "edit-miss": { markers: 2 }, "failing-tool": { markers: 2 }, interrupt: { markers: 1 }, plain: { markers: 1 }, plan: { markers: 2 },
       "set-mode-model": { markers: 1, liveOnlyTurns: 1 }, shell: { markers: 2 }, "two-turn": { markers: 1 }, "model-error": { loadFails: true },
     },
   },

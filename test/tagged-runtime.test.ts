@@ -47,8 +47,11 @@ describe("tagged protocol runtime", () => {
   it("unwraps each wrapper, keeps the whole line as raw.payload and exposes the wrapper's meta", () => {
     const n = make();
     const tui = { kind: "codex_event", payload: { id: "sub-1", msg: { type: "task_started" } } };
-    const [e] = n.push(tui);
+    // the turn names no thread: the runtime starts one first (a turn starts in a thread, always)
+    const [t, e] = n.push(tui);
+    expect(t.type).toBe("thread.started");
     expect(e.type).toBe("turn.started");
+    expect(e.threadId).toBe(t.threadId);
     expect(e.providerRefs?.providerTurnId).toBe("sub-1");
     expect(e.raw?.payload).toEqual(tui);
     expect(e.raw?.method).toBe("task_started");
@@ -79,13 +82,16 @@ describe("tagged protocol runtime", () => {
 
   it("turns without provider ids: mint opens, current attaches, closeCurrent closes", () => {
     const n = make();
-    const a = n.push({ type: "turn.started" });
+    const a = n.push({ type: "turn.started" }).filter((x) => x.type !== "thread.started");
     const b = n.push({ type: "item.started", id: "i1" });
     const c = n.push({ type: "turn.completed" });
     expect([a[0].turnId, b[0].turnId, c[0].turnId]).toEqual(["trn_1", "trn_1", "trn_1"]);
     expect(c.map((x) => x.type)).toEqual(["turn.completed"]);
     expect(n.push({ type: "turn.completed" })).toEqual([]); // nothing current any more
-    expect(n.push({ type: "turn.started" })[0].turnId).toBe("trn_2");
+    // the second turn starts in the thread the first one did (no second thread.started)
+    const second = n.push({ type: "turn.started" });
+    expect(second.map((x) => [x.type, x.turnId])).toEqual([["turn.started", "trn_2"]]);
+    expect(second[0].threadId).toBe(a[0].threadId);
   });
 
   it("session variables carry index → identity between rows; deleting one makes the id missing", () => {

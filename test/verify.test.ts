@@ -119,24 +119,26 @@ describe("verifier rules", () => {
     expect(r.violations[0].reason).toContain("after its item.completed (#9)");
   });
 
-  it("turn-before-thread: a turn may start only in a thread whose thread.started came first", () => {
+  it("turn-before-thread: a turn may start only in a thread whose thread.started came first — and names one", () => {
     const s = goodSession();
     s.add("turn.started", {}, { threadId: "thr_2", turnId: "trn_2" });
     s.add("thread.started", {}, { threadId: "thr_2" });
     s.add("turn.started", {}, { threadId: "thr_2", turnId: "trn_3" });
     s.add("turn.started", {}, { turnId: "trn_4" });
     const r = verifyEvents(s.out);
-    expect(r.violations.map((v) => [v.sequence, v.rule])).toEqual([[11, "turn-before-thread"]]);
+    expect(r.violations.map((v) => [v.sequence, v.rule])).toEqual([[11, "turn-before-thread"], [14, "turn-before-thread"]]);
     expect(r.violations[0].reason).toBe("turn trn_2 starts in thread thr_2, which no thread.started opened before it");
+    // a turn naming no thread starts in none (Claude's first prompt before system/init used to): the thread starts first, always
+    expect(r.violations[1].reason).toBe("turn trn_4 starts in no thread: turn.started names no threadId");
   });
 
   it("turns: one terminal event — completed or aborted, not both; nothing starts after it", () => {
     const s = goodSession();
     s.add("turn.aborted", { reason: "interrupted" }, { turnId: "trn_1" });
     s.add("item.started", { itemType: "reasoning" }, { turnId: "trn_1", itemId: "itm_5" });
-    s.add("turn.started", {}, { turnId: "trn_1" });
-    s.add("turn.started", {}, { turnId: "trn_2" });
-    s.add("turn.started", {}, { turnId: "trn_2" });
+    s.add("turn.started", {}, { threadId: "thr_1", turnId: "trn_1" });
+    s.add("turn.started", {}, { threadId: "thr_1", turnId: "trn_2" });
+    s.add("turn.started", {}, { threadId: "thr_1", turnId: "trn_2" });
     s.add("turn.completed", { state: "completed" }, { turnId: "trn_3" });
     const r = verifyEvents(s.out);
     expect(r.violations.map((v) => [v.sequence, v.rule])).toEqual([[11, "turn-terminal"], [12, "after-turn-end"], [13, "after-turn-end"], [15, "turn-restarted"]]);
@@ -229,7 +231,8 @@ describe("verifier rules", () => {
 
   it("catches a normalizer that breaks the grammar: the old turn_aborted mapping (aborted AND completed)", () => {
     const s = stream();
-    s.add("turn.started", {}, { turnId: "trn_1" });
+    s.add("thread.started", {}, { threadId: "thr_1" });
+    s.add("turn.started", {}, { threadId: "thr_1", turnId: "trn_1" });
     s.add("turn.aborted", { reason: "interrupted" }, { turnId: "trn_1" });
     s.add("turn.completed", { state: "interrupted" }, { turnId: "trn_1" });
     expect(rules(verifyEvents(s.out).violations)).toEqual(["turn-terminal"]);

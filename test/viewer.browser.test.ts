@@ -628,6 +628,34 @@ describe("viewer page in Chromium", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it.skipIf(!HAVE)(`a capped page says so above its panes (what it shows, what it left out); an uncapped one shows no notice${WHY}`, async () => {
+    const text = read("fixtures/codex-app-server/approval-session.ndjson");
+    const whole = await open("viewer-uncapped", viewerData(loadInput(text, { from: "codex-app-server" })));
+    expect(await whole.isVisible("#cut")).toBe(false);
+    await whole.close();
+    // ten turns; the page keeps the last three
+    const T = "019a0000-0000-7000-8000-00000000aaaa";
+    const lines = [{ method: "thread/started", params: { thread: { id: T } } }];
+    for (let i = 0; i < 10; i++) {
+      const turnId = `turn-${i}`;
+      lines.push({ method: "turn/started", params: { threadId: T, turn: { id: turnId, items: [], status: "inProgress" } } } as any);
+      lines.push({ method: "item/completed", params: { threadId: T, turnId, completedAtMs: 2, item: { type: "agentMessage", id: `m-${i}`, text: `answer ${i}` } } } as any);
+      lines.push({ method: "turn/completed", params: { threadId: T, turn: { id: turnId, items: [], status: "completed" } } } as any);
+    }
+    const data = viewerData(loadInput(ndjson(lines), { from: "codex-app-server", maxTurns: 3 }));
+    const cut = data.meta.cut!;
+    expect(cut.turns).toEqual({ total: 10, shown: 3 });
+    const page = await open("viewer-capped", data);
+    expect(await page.isVisible("#cut")).toBe(true);
+    const notice = (await page.textContent("#cut"))!;
+    expect(notice).toContain("only part of the stream is shown (cap: 3 turn(s)): the last 3 of 10 turn(s)");
+    expect(notice).toContain(`left out: 7 turn(s), ${cut.left.events.toLocaleString("en")} event(s)`);
+    // turns keep their numbers in the whole stream
+    expect(await page.locator("#tr-list .turn").first().textContent()).toMatch(/^turn 8 /);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  });
+
   it.skipIf(!HAVE)(`a capture's header states what \`capture check\` counts${WHY}`, async () => {
     const f = "fixtures/replay/codex-app-server-approval.fixture.ndjson";
     const data = viewerData(loadInput(read(f)));

@@ -101,8 +101,15 @@ describe("viewer input", () => {
     expect(ended.native).toBeUndefined();
   });
 
-  it("a canonical line that is not an event is reported with its line", () => {
-    expect(() => loadInput(ndjson([problemStream()[0], { eventId: "evt_2", sequence: "2", type: 3, payload: {} }]))).toThrow(/line 2/);
+  it("a canonical line that is not an event, or not JSON, is an error problem naming its line; the rest is shown", () => {
+    const said: [number, string][] = [];
+    const loaded = loadInput(ndjson([problemStream()[0], { eventId: "evt_2", sequence: "2", type: 3, payload: {} }]) + "{not json\n", { onLineProblem: (l, m) => said.push([l, m]) });
+    expect(loaded.events.map((e) => e.sequence)).toEqual([problemStream()[0].sequence]);
+    expect(loaded.problems).toEqual([
+      { kind: "error", message: "line 2: not a canonical event (needs at least sequence and type)" },
+      { kind: "error", message: "line 3: not valid JSON" },
+    ]);
+    expect(said.map(([l]) => l)).toEqual([2, 3]);
   });
 
   it("a capture: normalized_out events, their redactions, and the native_in before them", () => {

@@ -52,7 +52,7 @@ export type JsonRpcResponse = { id: string | number; result?: any; error?: { cod
 /** Any message of the acp surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
-// map "decision" (mappings/acp.yaml:118)
+// map "decision" (mappings/acp.yaml:123)
 type V_decision = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["allow_once", "allow_once"],
@@ -69,7 +69,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "elicitationDecision" (mappings/acp.yaml:127)
+// map "elicitationDecision" (mappings/acp.yaml:132)
 type V_elicitationDecision = "answered" | "reject_once" | "cancelled" | "allow_once";
 const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
   ["accept", "answered"],
@@ -89,7 +89,7 @@ function map_elicitationDecision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKind" (mappings/acp.yaml:139)
+// map "toolKind" (mappings/acp.yaml:144)
 type V_toolKind = "command_execution" | "file_change" | "web_search" | "dynamic_tool_call";
 const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["execute", "command_execution"],
@@ -110,7 +110,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKindKnown" (mappings/acp.yaml:153)
+// map "toolKindKnown" (mappings/acp.yaml:158)
 type V_toolKindKnown = "command_execution" | "file_change" | "web_search" | "dynamic_tool_call";
 const M_toolKindKnown: ReadonlyMap<string, V_toolKindKnown> = new Map([
   ["execute", "command_execution"],
@@ -131,7 +131,28 @@ function map_toolKindKnown(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKindKnown.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolStatus" (mappings/acp.yaml:166)
+// map "executeToolLabel" (mappings/acp.yaml:174)
+type V_executeToolLabel = "tool";
+const M_executeToolLabel: ReadonlyMap<string, V_executeToolLabel> = new Map([
+  ["Shell", "tool"],
+  ["Terminal", "tool"],
+  ["bash", "tool"],
+  ["Bash", "tool"],
+  ["shell", "tool"],
+  ["sh", "tool"],
+  ["run_shell_command", "tool"],
+  ["exec_command", "tool"],
+  ["shell_command", "tool"],
+  ["execute", "tool"],
+]);
+
+function map_executeToolLabel(v: unknown): V_executeToolLabel | undefined;
+function map_executeToolLabel<const D>(v: unknown, d: D): V_executeToolLabel | D;
+function map_executeToolLabel(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_executeToolLabel.get(String(v)) : undefined) ?? d;
+}
+
+// map "toolStatus" (mappings/acp.yaml:177)
 type V_toolStatus = "inProgress" | "completed" | "failed";
 const M_toolStatus: ReadonlyMap<string, V_toolStatus> = new Map([
   ["pending", "inProgress"],
@@ -146,7 +167,7 @@ function map_toolStatus(v: unknown, d: unknown = "inProgress"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "chunkItem" (mappings/acp.yaml:174)
+// map "chunkItem" (mappings/acp.yaml:185)
 type V_chunkItem = "assistant_message" | "reasoning";
 const M_chunkItem: ReadonlyMap<string, V_chunkItem> = new Map([
   ["agent_message_chunk", "assistant_message"],
@@ -159,7 +180,7 @@ function map_chunkItem(v: unknown, d: unknown = "assistant_message"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_chunkItem.get(String(v)) : undefined) ?? d;
 }
 
-// map "chunkStream" (mappings/acp.yaml:177)
+// map "chunkStream" (mappings/acp.yaml:188)
 type V_chunkStream = "assistant_text" | "reasoning_text";
 const M_chunkStream: ReadonlyMap<string, V_chunkStream> = new Map([
   ["agent_message_chunk", "assistant_text"],
@@ -172,7 +193,7 @@ function map_chunkStream(v: unknown, d: unknown = "assistant_text"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_chunkStream.get(String(v)) : undefined) ?? d;
 }
 
-// map "historyMarker" (mappings/acp.yaml:183)
+// map "historyMarker" (mappings/acp.yaml:194)
 type V_historyMarker = "session-context" | "tool-result" | "interrupted" | "local-command-output";
 const M_historyMarker: ReadonlyMap<string, V_historyMarker> = new Map([
 ]);
@@ -192,7 +213,7 @@ function map_historyMarker(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "refused" (mappings/acp.yaml:194)
+// map "refused" (mappings/acp.yaml:205)
 type V_refused = "declined";
 const M_refused: ReadonlyMap<string, V_refused> = new Map([
   ["reject_once", "declined"],
@@ -206,7 +227,7 @@ function map_refused(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_refused.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionTypeKnown" (mappings/acp.yaml:197)
+// map "permissionTypeKnown" (mappings/acp.yaml:208)
 type V_permissionTypeKnown = "command_execution_approval" | "file_change_approval";
 const M_permissionTypeKnown: ReadonlyMap<string, V_permissionTypeKnown> = new Map([
   ["execute", "command_execution_approval"],
@@ -221,7 +242,7 @@ function map_permissionTypeKnown(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionTypeKnown.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/acp.yaml:204)
+// map "permissionType" (mappings/acp.yaml:215)
 type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["execute", "command_execution_approval"],
@@ -236,7 +257,7 @@ function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "stopReason" (mappings/acp.yaml:212)
+// map "stopReason" (mappings/acp.yaml:223)
 type V_stopReason = "completed" | "failed" | "cancelled";
 const M_stopReason: ReadonlyMap<string, V_stopReason> = new Map([
   ["end_turn", "completed"],
@@ -252,7 +273,7 @@ function map_stopReason(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_stopReason.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/acp.yaml:221)
+// map "planDone" (mappings/acp.yaml:232)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -264,7 +285,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/acp.yaml:224)
+// map "planStatus" (mappings/acp.yaml:235)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -278,7 +299,7 @@ function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/acp.yaml:228)
+// map "todoStatus" (mappings/acp.yaml:239)
 type V_todoStatus = "completed" | "inProgress";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["completed", "completed"],
@@ -333,7 +354,7 @@ const ID_item_close_4: IdRef = { role: "item", op: "close", field: "params.toolC
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "result.sessionId" };
 const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "request.params.sessionId" };
 
-/** mappings/acp.yaml:249 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:260 — notification session/update → thread.token-usage.updated */
 function r_agent_chunk_empty(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.content?.text === "")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -345,7 +366,7 @@ function r_agent_chunk_empty(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:275 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
+/** mappings/acp.yaml:286 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
 function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -362,7 +383,7 @@ function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:337 — notification session/update → item.started, content.delta, item.completed */
+/** mappings/acp.yaml:348 — notification session/update → item.started, content.delta, item.completed */
 function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -377,7 +398,7 @@ function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:374 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:385 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -388,7 +409,7 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:415 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:426 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -399,7 +420,7 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:446 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:457 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -415,7 +436,7 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:476 — notification session/update → turn.completed */
+/** mappings/acp.yaml:487 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.varAt(`loading:${m.params?.sessionId}`) === true && cx.varAt(`replayed-user:${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -428,7 +449,7 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:516 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:527 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.varAt(`loading:${m.params?.sessionId}`) === true && cx.varAt(`replayed-turn:${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -450,7 +471,7 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/acp.yaml:561 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:572 — notification session/update → item.started, item.completed */
 function r_user_message_chunk_history_marker(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -467,7 +488,7 @@ function r_user_message_chunk_history_marker(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/acp.yaml:604 — notification session/update → turn.completed */
+/** mappings/acp.yaml:615 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -479,7 +500,7 @@ function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:635 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:646 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -500,7 +521,7 @@ function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:686 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:697 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -517,7 +538,7 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:722 — notification session/update → turn.diff.updated, item.started */
+/** mappings/acp.yaml:733 — notification session/update → turn.diff.updated, item.started */
 function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -534,18 +555,18 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
     status: "inProgress",
     title: m.params?.update?.title,
     data: m.params?.update,
-    toolName: m.params?.update?.kind,
+    toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
     query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   return true;
 }
 
-/** mappings/acp.yaml:780 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:791 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -561,12 +582,12 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
     status: "inProgress",
     title: m.params?.update?.title,
     data: m.params?.update,
-    toolName: m.params?.update?.kind,
+    toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
     query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
     error: str(m.params?.update?.rawOutput?.error),
@@ -576,12 +597,12 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
     status: map_toolStatus(m.params?.update?.status),
     title: m.params?.update?.title,
     data: m.params?.update,
-    toolName: m.params?.update?.kind,
+    toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
     query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
     error: str(m.params?.update?.rawOutput?.error),
@@ -589,7 +610,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:852 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:863 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -604,12 +625,12 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
     status: "inProgress",
     title: m.params?.update?.title,
     data: m.params?.update,
-    toolName: m.params?.update?.kind,
+    toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
     query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
@@ -620,7 +641,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
     query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
@@ -629,7 +650,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   return true;
 }
 
-/** mappings/acp.yaml:915 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:926 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
@@ -655,7 +676,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
     query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
@@ -664,7 +685,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1030 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:1041 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
@@ -684,7 +705,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
     query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
@@ -694,7 +715,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:1067 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:1078 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
@@ -714,7 +735,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
     query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
@@ -723,7 +744,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1112 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:1123 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -734,18 +755,19 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:1128 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1139 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.emit("thread.token-usage.updated", {
     usage: { used: m.params?.update?.used, size: m.params?.update?.size, cost: m.params?.update?.cost },
+    context: h_content.contextUsage(m.params?.update?.used, m.params?.update?.size),
   });
   return true;
 }
 
-/** mappings/acp.yaml:1149 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1162 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -759,7 +781,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1178 — notification session/update → session.configured */
+/** mappings/acp.yaml:1191 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -769,7 +791,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1193 — notification session/update → session.configured */
+/** mappings/acp.yaml:1206 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -780,7 +802,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1209 — notification session/update → session.configured */
+/** mappings/acp.yaml:1222 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -790,7 +812,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1224 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1237 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -801,7 +823,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1240 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1253 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -810,7 +832,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1259 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1272 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -819,7 +841,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1278 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1291 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -834,7 +856,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1304 — notification session/update → item.completed */
+/** mappings/acp.yaml:1317 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -849,7 +871,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1325 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1338 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -868,7 +890,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1350 — notification session/update → content.delta */
+/** mappings/acp.yaml:1363 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -881,7 +903,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1374 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1387 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -897,8 +919,8 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
     data: m.params?.toolCall,
     toolName: m.params?.toolCall?.kind,
     input: m.params?.toolCall?.rawInput,
-    command: h_content.when(map_toolKind(m.params?.toolCall?.kind), "command_execution", h_codex.argsCommand(m.params?.toolCall?.rawInput)),
-    files: h_content.when(map_toolKind(m.params?.toolCall?.kind), "file_change", (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput))),
+    command: h_content.when(map_toolKind(m.params?.toolCall?.kind), "command_execution", (h_codex.argsCommand(m.params?.toolCall?.rawInput) ?? h_content.unless(str(m.params?.toolCall?.title), m.params?.toolCall?.rawInput, map_executeToolLabel(m.params?.toolCall?.title)))),
+    files: h_content.when(map_toolKind(m.params?.toolCall?.kind), "file_change", (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput) ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind))),
   });
   cx.emit("request.opened", {
     requestType: (map_permissionTypeKnown(m.params?.toolCall?.kind) ?? map_permissionType(cx.state("item", "toolName"))),
@@ -909,7 +931,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1425 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1438 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
@@ -931,7 +953,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1464 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1477 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -945,7 +967,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1493 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1506 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -953,7 +975,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1521 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1534 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -966,7 +988,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1546 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1559 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -979,7 +1001,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1582 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1595 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -994,7 +1016,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1612 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1625 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1009,7 +1031,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1643 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1656 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1028,7 +1050,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1675 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1688 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1042,7 +1064,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1697 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1710 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1053,7 +1075,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1719 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1732 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1074,7 +1096,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1751 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1764 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1092,7 +1114,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1780 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1793 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1113,14 +1135,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1809 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:1822 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:1822 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:1835 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1134,7 +1156,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:1836 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:1849 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1144,7 +1166,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:1853 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1866 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1155,7 +1177,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1877 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1890 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1164,7 +1186,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1903 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1916 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1173,7 +1195,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1918 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1931 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1182,7 +1204,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1931 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1944 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1192,7 +1214,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1947 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1960 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1201,7 +1223,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1960 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1973 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1211,7 +1233,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1976 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1989 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1220,7 +1242,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1991 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2004 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1232,7 +1254,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2019 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2032 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1256,19 +1278,19 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:2060 — clientRequest session/load */
+/** mappings/acp.yaml:2073 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:2075 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2088 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2088 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2101 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1279,7 +1301,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2107 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2120 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1287,7 +1309,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2126 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2139 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1305,7 +1327,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2151 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2164 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1319,7 +1341,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2170 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2183 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1327,13 +1349,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2192 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2205 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2205 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2218 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1354,7 +1376,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2246 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2259 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1374,7 +1396,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2278 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2291 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1382,14 +1404,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2297 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2310 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2312 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2325 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1415,7 +1437,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2366 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2379 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1428,7 +1450,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2401 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2414 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1436,7 +1458,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2419 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2432 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1447,7 +1469,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2437 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2450 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1458,7 +1480,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2455 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2468 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1468,7 +1490,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2472 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2485 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1480,7 +1502,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2500 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2513 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1490,21 +1512,21 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2553 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2566 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2569 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2582 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** The provider session a message belongs to (mappings/acp.yaml:113). */
+/** The provider session a message belongs to (mappings/acp.yaml:118). */
 function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
   return { key: firstId(m?.params?.sessionId, m?.result?.sessionId) };
 }
@@ -1527,243 +1549,243 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "session/update": [
-        { rule: "acp#agent-chunk-empty", line: 249, run: r_agent_chunk_empty },
-        { rule: "acp#agent-chunk-outside-turn", line: 275, run: r_agent_chunk_outside_turn },
-        { rule: "acp#agent-chunk-replayed", line: 337, run: r_agent_chunk_replayed },
-        { rule: "acp#agent-message-chunk", line: 374, run: r_agent_message_chunk },
-        { rule: "acp#agent-thought-chunk", line: 415, run: r_agent_thought_chunk },
-        { rule: "acp#agent-content-chunk-other", line: 446, run: r_agent_content_chunk_other },
-        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 476, run: r_user_message_chunk_replayed_closes_turn },
-        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 516, run: r_user_message_chunk_replayed_opens_turn },
-        { rule: "acp#user-message-chunk-history-marker", line: 561, run: r_user_message_chunk_history_marker },
-        { rule: "acp#user-message-chunk-replayed-ends-turn", line: 604, run: r_user_message_chunk_replayed_ends_turn },
-        { rule: "acp#user-message-chunk-replayed-starts-turn", line: 635, run: r_user_message_chunk_replayed_starts_turn },
-        { rule: "acp#user-message-chunk", line: 686, run: r_user_message_chunk },
-        { rule: "acp#tool-call-replayed-finished", line: 722, run: r_tool_call_replayed_finished },
-        { rule: "acp#tool-call-finished", line: 780, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 852, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 915, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 1030, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 1067, run: r_tool_call_update },
-        { rule: "acp#plan", line: 1112, run: r_plan },
-        { rule: "acp#usage-update", line: 1128, run: r_usage_update },
-        { rule: "acp#available-commands-update-ends-replay", line: 1149, run: r_available_commands_update_ends_replay },
-        { rule: "acp#available-commands-update", line: 1178, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 1193, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 1209, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 1224, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 1240, run: r_notice_error },
-        { rule: "acp#notice", line: 1259, run: r_notice },
-        { rule: "acp#compaction-completed", line: 1278, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 1304, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 1325, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 1350, run: r_compaction_summary_chunk },
+        { rule: "acp#agent-chunk-empty", line: 260, run: r_agent_chunk_empty },
+        { rule: "acp#agent-chunk-outside-turn", line: 286, run: r_agent_chunk_outside_turn },
+        { rule: "acp#agent-chunk-replayed", line: 348, run: r_agent_chunk_replayed },
+        { rule: "acp#agent-message-chunk", line: 385, run: r_agent_message_chunk },
+        { rule: "acp#agent-thought-chunk", line: 426, run: r_agent_thought_chunk },
+        { rule: "acp#agent-content-chunk-other", line: 457, run: r_agent_content_chunk_other },
+        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 487, run: r_user_message_chunk_replayed_closes_turn },
+        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 527, run: r_user_message_chunk_replayed_opens_turn },
+        { rule: "acp#user-message-chunk-history-marker", line: 572, run: r_user_message_chunk_history_marker },
+        { rule: "acp#user-message-chunk-replayed-ends-turn", line: 615, run: r_user_message_chunk_replayed_ends_turn },
+        { rule: "acp#user-message-chunk-replayed-starts-turn", line: 646, run: r_user_message_chunk_replayed_starts_turn },
+        { rule: "acp#user-message-chunk", line: 697, run: r_user_message_chunk },
+        { rule: "acp#tool-call-replayed-finished", line: 733, run: r_tool_call_replayed_finished },
+        { rule: "acp#tool-call-finished", line: 791, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 863, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 926, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 1041, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 1078, run: r_tool_call_update },
+        { rule: "acp#plan", line: 1123, run: r_plan },
+        { rule: "acp#usage-update", line: 1139, run: r_usage_update },
+        { rule: "acp#available-commands-update-ends-replay", line: 1162, run: r_available_commands_update_ends_replay },
+        { rule: "acp#available-commands-update", line: 1191, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 1206, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 1222, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 1237, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 1253, run: r_notice_error },
+        { rule: "acp#notice", line: 1272, run: r_notice },
+        { rule: "acp#compaction-completed", line: 1291, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 1317, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 1338, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 1363, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1697, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1710, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1719, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1751, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1732, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1764, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1780, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1793, run: r_cursor_generate_image },
       ],
       "qwen/notify/session/prompt-suggestion": [
-        { rule: "acp#qwen-prompt-suggestion", line: 1809, run: r_qwen_prompt_suggestion },
+        { rule: "acp#qwen-prompt-suggestion", line: 1822, run: r_qwen_prompt_suggestion },
       ],
       "qwen/notify/session/mode-update": [
-        { rule: "acp#qwen-mode-update", line: 1822, run: r_qwen_mode_update },
+        { rule: "acp#qwen-mode-update", line: 1835, run: r_qwen_mode_update },
       ],
       "qwen/notify/session/model-update": [
-        { rule: "acp#qwen-model-update", line: 1836, run: r_qwen_model_update },
+        { rule: "acp#qwen-model-update", line: 1849, run: r_qwen_model_update },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1903, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1916, run: r_extension_notification },
       ],
       "qwen/*": [
-        { rule: "acp#extension-notification", line: 1903, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1916, run: r_extension_notification },
       ],
       "craft/*": [
-        { rule: "acp#extension-notification", line: 1903, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1916, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1903, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1916, run: r_extension_notification },
       ],
       "auth/status_update": [
-        { rule: "acp#auth-status-update", line: 2075, run: r_auth_status_update },
+        { rule: "acp#auth-status-update", line: 2088, run: r_auth_status_update },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 1374, run: r_request_permission },
+        { rule: "acp#request-permission", line: 1387, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 1493, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 1506, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 1582, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 1595, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1643, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1656, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1918, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1931, run: r_extension_request },
       ],
       "qwen/*": [
-        { rule: "acp#extension-request", line: 1918, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1931, run: r_extension_request },
       ],
       "craft/*": [
-        { rule: "acp#extension-request", line: 1918, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1931, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1918, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1931, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-refused", line: 1425, run: r_request_permission_refused },
-        { rule: "acp#request-permission-response", line: 1464, run: r_request_permission_response },
+        { rule: "acp#request-permission-refused", line: 1438, run: r_request_permission_refused },
+        { rule: "acp#request-permission-response", line: 1477, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 1521, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 1534, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 1546, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 1559, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1612, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1625, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1675, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1688, run: r_cursor_create_plan_answer },
       ],
       "craft/drainMidTurnQueue": [
-        { rule: "acp#qwen-drain-queue-answer-items", line: 1853, run: r_qwen_drain_queue_answer_items },
-        { rule: "acp#qwen-drain-queue-answer", line: 1877, run: r_qwen_drain_queue_answer },
+        { rule: "acp#qwen-drain-queue-answer-items", line: 1866, run: r_qwen_drain_queue_answer_items },
+        { rule: "acp#qwen-drain-queue-answer", line: 1890, run: r_qwen_drain_queue_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1931, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1944, run: r_extension_request_answer },
       ],
       "qwen/*": [
-        { rule: "acp#extension-request-answer", line: 1931, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1944, run: r_extension_request_answer },
       ],
       "craft/*": [
-        { rule: "acp#extension-request-answer", line: 1931, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1944, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1931, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1944, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1947, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1960, run: r_client_extension_request },
       ],
       "qwen/*": [
-        { rule: "acp#client-extension-request", line: 1947, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1960, run: r_client_extension_request },
       ],
       "craft/*": [
-        { rule: "acp#client-extension-request", line: 1947, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1960, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1947, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1960, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 1991, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 2019, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 2004, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 2032, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 2060, run: r_load },
+        { rule: "acp#load", line: 2073, run: r_load },
       ],
       "tool_call/cancel": [
-        { rule: "acp#tool-call-cancel", line: 2088, run: r_tool_call_cancel },
+        { rule: "acp#tool-call-cancel", line: 2101, run: r_tool_call_cancel },
       ],
       "terminal/cancel": [
-        { rule: "acp#tool-call-cancel", line: 2088, run: r_tool_call_cancel },
+        { rule: "acp#tool-call-cancel", line: 2101, run: r_tool_call_cancel },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1960, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1973, run: r_client_extension_answer },
       ],
       "qwen/*": [
-        { rule: "acp#client-extension-answer", line: 1960, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1973, run: r_client_extension_answer },
       ],
       "craft/*": [
-        { rule: "acp#client-extension-answer", line: 1960, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1973, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1960, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1973, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response-v2", line: 2126, run: r_initialize_response_v2 },
-        { rule: "acp#initialize-response", line: 2151, run: r_initialize_response },
+        { rule: "acp#initialize-response-v2", line: 2139, run: r_initialize_response_v2 },
+        { rule: "acp#initialize-response", line: 2164, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 2170, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 2192, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 2183, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 2205, run: r_authenticate_response },
       ],
       "auth/login": [
-        { rule: "acp#authenticate-failed", line: 2170, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 2192, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 2183, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 2205, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 2205, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 2218, run: r_session_new_response },
       ],
       "session/fork": [
-        { rule: "acp#session-fork-response", line: 2246, run: r_session_fork_response },
+        { rule: "acp#session-fork-response", line: 2259, run: r_session_fork_response },
       ],
       "session/set_title": [
-        { rule: "acp#session-set-title-response", line: 2278, run: r_session_set_title_response },
+        { rule: "acp#session-set-title-response", line: 2291, run: r_session_set_title_response },
       ],
       "auth/status": [
-        { rule: "acp#auth-status-response", line: 2297, run: r_auth_status_response },
+        { rule: "acp#auth-status-response", line: 2310, run: r_auth_status_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 2312, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 2366, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 2325, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 2379, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 2312, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 2325, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 2401, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2414, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 2401, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2414, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2419, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2432, run: r_set_mode_response },
       ],
       "session/set_model": [
-        { rule: "acp#set-model-response", line: 2437, run: r_set_model_response },
+        { rule: "acp#set-model-response", line: 2450, run: r_set_model_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2455, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2468, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2472, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2500, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2485, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2513, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2553, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2569, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2566, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2582, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1976, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1989, run: r_client_extension_notification },
       ],
       "qwen/*": [
-        { rule: "acp#client-extension-notification", line: 1976, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1989, run: r_client_extension_notification },
       ],
       "craft/*": [
-        { rule: "acp#client-extension-notification", line: 1976, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1989, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1976, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1989, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 2107, run: r_cancel },
+        { rule: "acp#cancel", line: 2120, run: r_cancel },
       ],
     },
   },
@@ -1818,23 +1840,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2587)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2590)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2593)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2596)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2599)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2602)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2605)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2608)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2611)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2615)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2618)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2621)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2624)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2627)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2630)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2633)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2636)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2639)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2600)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2603)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2606)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2609)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2612)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2615)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2618)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2621)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2624)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2628)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2631)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2634)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2637)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2640)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2643)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2646)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2649)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2652)",
   },
 };

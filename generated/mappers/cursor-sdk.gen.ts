@@ -571,17 +571,21 @@ function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-com
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:893 — update shell-output-delta → content.delta, runtime.warning */
+/** mappings/cursor-sdk.yaml:896 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
-  if (!((m.event?.case === "stdout" || m.event?.case === "stderr"))) return false;
+  if (!((h_cursor.cursorShellCase(m.event, m) === "stdout" || h_cursor.cursorShellCase(m.event, m) === "stderr" || h_cursor.cursorShellCase(m.event, m) === "output"))) return false;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
   cx.ref(ID_turn_use, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_item_current);
   cx.setVarAt(`live:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
-  if (cx.state("item", "itemType") === "command_execution") cx.emit("content.delta", {
+  if (cx.state("item", "itemType") === "command_execution" && h_cursor.cursorShellOutput(m, "stdout") != null) cx.emit("content.delta", {
     streamKind: "command_output",
-    delta: (str(m.event?.value?.data) ?? ""),
+    delta: h_cursor.cursorShellOutput(m, "stdout"),
+  });
+  if (cx.state("item", "itemType") === "command_execution" && h_cursor.cursorShellOutput(m, "stderr") != null) cx.emit("content.delta", {
+    streamKind: "command_output",
+    delta: h_cursor.cursorShellOutput(m, "stderr"),
   });
   if (cx.state("item", "itemType") !== "command_execution") cx.emit("runtime.warning", {
     message: "Cursor SDK shell output while no command is running (kept raw)",
@@ -590,7 +594,7 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:923 — update summary-started → turn.started, item.started */
+/** mappings/cursor-sdk.yaml:946 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -603,7 +607,7 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:945 — update summary → turn.started, item.started, item.updated, tool.summary */
+/** mappings/cursor-sdk.yaml:968 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -618,7 +622,7 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:978 — update summary-completed → item.completed */
+/** mappings/cursor-sdk.yaml:1001 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -632,7 +636,7 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1002 — update turn-ended → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:1025 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(cx.varAt(`streamed:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? "none")}`) != null)) return false;
@@ -645,7 +649,7 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1024 — update turn-ended → thread.token-usage.updated, turn.completed */
+/** mappings/cursor-sdk.yaml:1047 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -661,7 +665,7 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1057 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1080 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
   cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.varAt(`agent`), text: m.turn?.userMessage?.text } });
@@ -672,7 +676,7 @@ function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "t
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1082 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1105 — conversation agentConversationTurn */
 function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
@@ -681,7 +685,7 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1104 — conversation shellConversationTurn */
+/** mappings/cursor-sdk.yaml:1127 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
@@ -690,20 +694,20 @@ function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1131 — conversationStep assistantMessage */
+/** mappings/cursor-sdk.yaml:1154 — conversationStep assistantMessage */
 function r_conversation_step_text(m: View<Member<ConversationStepMessage, "type", "assistantMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "text-delta", text: m.message?.text });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1146 — conversationStep thinkingMessage */
+/** mappings/cursor-sdk.yaml:1169 — conversationStep thinkingMessage */
 function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "type", "thinkingMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "thinking-delta", text: m.message?.text });
   cx.delegate("cursor-sdk", { type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1163 — conversationStep toolCall */
+/** mappings/cursor-sdk.yaml:1186 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
@@ -814,40 +818,40 @@ export const table: SurfaceTable = {
         { rule: "cursor-sdk#update-step-completed", line: 861, run: r_update_step_completed },
       ],
       "shell-output-delta": [
-        { rule: "cursor-sdk#update-shell-output", line: 893, run: r_update_shell_output },
+        { rule: "cursor-sdk#update-shell-output", line: 896, run: r_update_shell_output },
       ],
       "summary-started": [
-        { rule: "cursor-sdk#update-summary-started", line: 923, run: r_update_summary_started },
+        { rule: "cursor-sdk#update-summary-started", line: 946, run: r_update_summary_started },
       ],
       "summary": [
-        { rule: "cursor-sdk#update-summary", line: 945, run: r_update_summary },
+        { rule: "cursor-sdk#update-summary", line: 968, run: r_update_summary },
       ],
       "summary-completed": [
-        { rule: "cursor-sdk#update-summary-completed", line: 978, run: r_update_summary_completed },
+        { rule: "cursor-sdk#update-summary-completed", line: 1001, run: r_update_summary_completed },
       ],
       "turn-ended": [
-        { rule: "cursor-sdk#update-turn-ended-in-run", line: 1002, run: r_update_turn_ended_in_run },
-        { rule: "cursor-sdk#update-turn-ended", line: 1024, run: r_update_turn_ended },
+        { rule: "cursor-sdk#update-turn-ended-in-run", line: 1025, run: r_update_turn_ended_in_run },
+        { rule: "cursor-sdk#update-turn-ended", line: 1047, run: r_update_turn_ended },
       ],
     },
     conversation: {
       "agentConversationTurn": [
-        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1057, run: r_conversation_agent_turn_prompt },
-        { rule: "cursor-sdk#conversation-agent-turn", line: 1082, run: r_conversation_agent_turn },
+        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1080, run: r_conversation_agent_turn_prompt },
+        { rule: "cursor-sdk#conversation-agent-turn", line: 1105, run: r_conversation_agent_turn },
       ],
       "shellConversationTurn": [
-        { rule: "cursor-sdk#conversation-shell-turn", line: 1104, run: r_conversation_shell_turn },
+        { rule: "cursor-sdk#conversation-shell-turn", line: 1127, run: r_conversation_shell_turn },
       ],
     },
     conversationStep: {
       "assistantMessage": [
-        { rule: "cursor-sdk#conversation-step-text", line: 1131, run: r_conversation_step_text },
+        { rule: "cursor-sdk#conversation-step-text", line: 1154, run: r_conversation_step_text },
       ],
       "thinkingMessage": [
-        { rule: "cursor-sdk#conversation-step-thinking", line: 1146, run: r_conversation_step_thinking },
+        { rule: "cursor-sdk#conversation-step-thinking", line: 1169, run: r_conversation_step_thinking },
       ],
       "toolCall": [
-        { rule: "cursor-sdk#conversation-step-tool-call", line: 1163, run: r_conversation_step_tool_call },
+        { rule: "cursor-sdk#conversation-step-tool-call", line: 1186, run: r_conversation_step_tool_call },
       ],
     },
   },
@@ -873,17 +877,17 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1187)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1190)",
-    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1193)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1199)",
-    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1202)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1205)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1208)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1211)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1210)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1213)",
+    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1216)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1222)",
+    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1225)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1228)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1231)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1234)",
   },
   ignoreWhen: {
     "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.run_id != null && cx.varAt(`live:${(cx.varAt(`run:${m?.run_id}`) ?? m?.run_id)}`) != null,
-    "cursor-sdk#ignored-update-8": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => (m?.event?.case === "start" || m?.event?.case === "exit" || m?.event?.case === "backgrounded" || m?.event?.case === "hook_context"),
+    "cursor-sdk#ignored-update-8": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => (h_cursor.cursorShellCase(m?.event) === "start" || h_cursor.cursorShellCase(m?.event) === "exit" || h_cursor.cursorShellCase(m?.event) === "backgrounded" || h_cursor.cursorShellCase(m?.event) === "hook_context" || h_cursor.cursorShellCase(m?.event) === "hookContext"),
   },
 };

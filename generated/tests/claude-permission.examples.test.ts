@@ -7,37 +7,37 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("claude-permission: table examples (mappings/claude-permission.yaml)", () => {
-  it("request #1 (mappings/claude-permission.yaml:44)", () => {
+  it("request #1 (mappings/claude-permission.yaml:46)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm -rf build"},"options":{"toolUseID":"toolu_1","decisionReason":"rm needs approval"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"rm needs approval"}}]);
   });
-  it("allow #1 (mappings/claude-permission.yaml:54)", () => {
+  it("allow #1 (mappings/claude-permission.yaml:56)", () => {
     check([{"toolName":"Edit","input":{"file_path":"/w/a.py"},"options":{"toolUseID":"toolu_2"}}], {"behavior":"allow","updatedInput":{"file_path":"/w/a.py"},"toolUseID":"toolu_2"}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"allow_once"}}]);
   });
-  it("deny #1 (mappings/claude-permission.yaml:65)", () => {
+  it("deny #1 (mappings/claude-permission.yaml:67)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_3"}}], {"behavior":"deny","message":"Not now.","toolUseID":"toolu_3"}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"reject_once"}}]);
   });
-  it("control-request #1 (mappings/claude-permission.yaml:78)", () => {
+  it("control-request #1 (mappings/claude-permission.yaml:80)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Write","input":{"file_path":"/w/b.py"},"tool_use_id":"toolu_4"}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval"}}]);
   });
-  it("control-elicitation #1 (mappings/claude-permission.yaml:93)", () => {
+  it("control-elicitation #1 (mappings/claude-permission.yaml:95)", () => {
     check([], {"type":"control_request","request_id":"r7","request":{"subtype":"elicitation","mcp_server_name":"scripted","message":"Deploy where?","mode":"form","requested_schema":{"type":"object"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy where?"}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy where?"}}}]);
   });
-  it("control-user-dialog #1 (mappings/claude-permission.yaml:107)", () => {
+  it("control-user-dialog #1 (mappings/claude-permission.yaml:109)", () => {
     check([], {"type":"control_request","request_id":"r8","request":{"subtype":"request_user_dialog","dialog_kind":"refusal_fallback_prompt","payload":{"model":"m2"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialog_kind":"refusal_fallback_prompt"}}}]);
   });
-  it("control-user-dialog #2 (mappings/claude-permission.yaml:111)", () => {
+  it("control-user-dialog #2 (mappings/claude-permission.yaml:113)", () => {
     check([{"type":"control_request","request_id":"r8","request":{"subtype":"request_user_dialog","dialog_kind":"k","payload":{}}}], {"type":"control_response","response":{"subtype":"success","request_id":"r8","response":{"behavior":"cancelled"}}}, [{"type":"request.resolved","payload":{"decision":"cancelled"}},{"type":"user-input.resolved"}]);
   });
-  it("control-command #1 (mappings/claude-permission.yaml:126)", () => {
+  it("control-command #1 (mappings/claude-permission.yaml:128)", () => {
     check([], {"type":"control_request","request_id":"r3","request":{"subtype":"set_permission_mode","mode":"acceptEdits"}}, [{"type":"session.configured","payload":{"config":{"controlRequest":{"subtype":"set_permission_mode","mode":"acceptEdits"}}}}]);
   });
-  it("control-command #2 (mappings/claude-permission.yaml:129)", () => {
+  it("control-command #2 (mappings/claude-permission.yaml:131)", () => {
     check([], {"type":"control_request","request_id":"r4","request":{"subtype":"interrupt"}}, []);
   });
-  it("control-response #1 (mappings/claude-permission.yaml:138)", () => {
+  it("control-response #1 (mappings/claude-permission.yaml:140)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_5"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"allow","updatedInput":{},"toolUseID":"toolu_5"}}}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"allow_once"}}]);
   });
-  it("control-cancel #1 (mappings/claude-permission.yaml:149)", () => {
+  it("control-cancel #1 (mappings/claude-permission.yaml:151)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_6"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","payload":{"decision":"cancelled"}}]);
   });
 });

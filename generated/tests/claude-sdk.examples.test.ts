@@ -7,382 +7,421 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("claude-sdk: table examples (mappings/claude-sdk.yaml)", () => {
-  it("system-init #1 (mappings/claude-sdk.yaml:398)", () => {
+  it("system-init #1 (mappings/claude-sdk.yaml:403)", () => {
     check([], {"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":["Bash"],"mcp_servers":[],"model":"claude-sonnet-4-6","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.62","output_style":"default","skills":[],"plugins":[],"uuid":"u1"}, [{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s1"}},{"type":"turn.started","ids":["thread","turn"],"payload":{"model":"claude-sonnet-4-6"}},{"type":"session.configured","payload":{"config":{"model":"claude-sonnet-4-6","tools":["Bash"],"permissionMode":"default"}}}]);
   });
-  it("system-init #2 (mappings/claude-sdk.yaml:404)", () => {
-    check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.62","output_style":"default","skills":[],"plugins":[],"uuid":"u1"}, [{"type":"thread.started"},{"type":"session.configured"}]);
+  it("system-init #2 (mappings/claude-sdk.yaml:410)", () => {
+    check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.62","output_style":"default","skills":[],"plugins":[],"uuid":"u1"}, [{"type":"session.configured","ids":["thread","turn"]}]);
   });
-  it("system-status #1 (mappings/claude-sdk.yaml:420)", () => {
+  it("system-status #1 (mappings/claude-sdk.yaml:425)", () => {
     check([], {"type":"system","subtype":"status","status":"compacting","uuid":"u1","session_id":"s1"}, [{"type":"session.state.changed","payload":{"state":"running","reason":"compacting"}}]);
   });
-  it("system-status #2 (mappings/claude-sdk.yaml:423)", () => {
+  it("system-status #2 (mappings/claude-sdk.yaml:428)", () => {
     check([], {"type":"system","subtype":"status","status":null,"permissionMode":"acceptEdits","uuid":"u1","session_id":"s1"}, [{"type":"session.state.changed","payload":{"state":"ready","detail":"acceptEdits"}}]);
   });
-  it("system-compact-boundary #1 (mappings/claude-sdk.yaml:438)", () => {
+  it("system-compact-boundary #1 (mappings/claude-sdk.yaml:443)", () => {
     check([], {"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":150000},"uuid":"u1","session_id":"s1"}, [{"type":"thread.state.changed","payload":{"state":"compacted","detail":{"trigger":"auto","pre_tokens":150000}}}]);
   });
-  it("system-hook-started #1 (mappings/claude-sdk.yaml:449)", () => {
+  it("system-hook-started #1 (mappings/claude-sdk.yaml:454)", () => {
     check([], {"type":"system","subtype":"hook_started","hook_id":"h1","hook_name":"PreToolUse:Bash","hook_event":"PreToolUse","uuid":"u1","session_id":"s1"}, [{"type":"hook.started","payload":{"hookId":"h1","hookName":"PreToolUse:Bash","hookEvent":"PreToolUse"}}]);
   });
-  it("system-hook-progress #1 (mappings/claude-sdk.yaml:460)", () => {
+  it("system-hook-progress #1 (mappings/claude-sdk.yaml:465)", () => {
     check([], {"type":"system","subtype":"hook_progress","hook_id":"h1","hook_name":"n","hook_event":"PreToolUse","stdout":"ok\n","stderr":"","output":"ok\n","uuid":"u1","session_id":"s1"}, [{"type":"hook.progress","payload":{"hookId":"h1","stdout":"ok\n"}}]);
   });
-  it("system-hook-response #1 (mappings/claude-sdk.yaml:471)", () => {
+  it("system-hook-response #1 (mappings/claude-sdk.yaml:476)", () => {
     check([], {"type":"system","subtype":"hook_response","hook_id":"h1","hook_name":"n","hook_event":"Stop","output":"","stdout":"","stderr":"boom","exit_code":2,"outcome":"error","uuid":"u1","session_id":"s1"}, [{"type":"hook.completed","payload":{"hookId":"h1","outcome":"error","stderr":"boom","exitCode":2}}]);
   });
-  it("system-task-started #1 (mappings/claude-sdk.yaml:491)", () => {
+  it("a foreground subagent's notification leaves its Agent call to the tool_result (2.1.141) (mappings/claude-sdk.yaml:500)", () => {
+    check([{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.141","output_style":"default","skills":[],"plugins":[],"uuid":"u0"},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Agent","input":{"description":"Check","prompt":"Run the check."}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"type":"system","subtype":"task_started","task_id":"a1","tool_use_id":"toolu_1","description":"Check","task_type":"local_agent","uuid":"u2","session_id":"s1"}, [{"type":"task.started","ids":["parent"],"payload":{"description":"Check","taskType":"local_agent"}}]);
+  });
+  it("system-task-started #1 (mappings/claude-sdk.yaml:523)", () => {
     check([], {"type":"system","subtype":"task_started","task_id":"t1","tool_use_id":"toolu_1","description":"Explore the repo","task_type":"local_agent","uuid":"u1","session_id":"s1"}, [{"type":"task.started","ids":["parent"],"payload":{"description":"Explore the repo","taskType":"local_agent"}}]);
   });
-  it("system-task-progress #1 (mappings/claude-sdk.yaml:505)", () => {
+  it("system-task-progress #1 (mappings/claude-sdk.yaml:537)", () => {
     check([{"type":"system","subtype":"task_started","task_id":"t1","tool_use_id":"toolu_1","description":"Explore","task_type":"local_agent","uuid":"u0","session_id":"s1"}], {"type":"system","subtype":"task_progress","task_id":"t1","description":"Reading files","usage":{"total_tokens":10,"tool_uses":1,"duration_ms":5},"last_tool_name":"Read","uuid":"u1","session_id":"s1"}, [{"type":"task.progress","payload":{"description":"Reading files","lastToolName":"Read","usage":{"tool_uses":1}}}]);
   });
-  it("system-task-notification #1 (mappings/claude-sdk.yaml:522)", () => {
+  it("a task the previous process left unfinished, closed by the resumed one (no task_started, no turn) (mappings/claude-sdk.yaml:561)", () => {
+    check([], {"type":"system","subtype":"task_notification","task_id":"a1","tool_use_id":"toolu_1","status":"stopped","reason":"unfinished_at_resume","task_type":"local_agent","output_file":"/tmp/o","summary":"Agent \"List the files\" did not finish","uuid":"u1","session_id":"s1"}, [{"type":"task.started","ids":["parent"],"payload":{"taskType":"local_agent","description":"Agent \"List the files\" did not finish"}},{"type":"task.completed","ids":["parent"],"payload":{"status":"stopped","reason":"unfinished_at_resume"}}]);
+  });
+  it("system-task-notification #1 (mappings/claude-sdk.yaml:580)", () => {
     check([{"type":"system","subtype":"task_started","task_id":"t1","description":"Explore","task_type":"local_agent","uuid":"u0","session_id":"s1"}], {"type":"system","subtype":"task_notification","task_id":"t1","status":"completed","output_file":"/tmp/o","summary":"Found 3 files","uuid":"u1","session_id":"s1"}, [{"type":"task.completed","payload":{"status":"completed","summary":"Found 3 files"}}]);
   });
-  it("system-files-persisted #1 (mappings/claude-sdk.yaml:536)", () => {
+  it("a background shell command's run time (0.3.337) (mappings/claude-sdk.yaml:584)", () => {
+    check([{"type":"system","subtype":"task_started","task_id":"b1","tool_use_id":"toolu_1","description":"make","task_type":"local_bash","uuid":"u0","session_id":"s1"}], {"type":"system","subtype":"task_notification","task_id":"b1","tool_use_id":"toolu_1","status":"completed","output_file":"/tmp/o","summary":"Background command completed (exit code 0)","duration_ms":1520,"uuid":"u1","session_id":"s1"}, [{"type":"task.completed","payload":{"status":"completed","durationMs":1520}}]);
+  });
+  it("system-files-persisted #1 (mappings/claude-sdk.yaml:599)", () => {
     check([], {"type":"system","subtype":"files_persisted","files":[{"filename":"a.txt","file_id":"file_1"}],"failed":[{"filename":"b.bin","error":"too large"}],"processed_at":"2026-01-01T00:00:00Z","uuid":"u1","session_id":"s1"}, [{"type":"files.persisted","payload":{"files":[{"filename":"a.txt","fileId":"file_1"}],"failed":[{"filename":"b.bin","error":"too large"}]}}]);
   });
-  it("system-api-retry #1 (mappings/claude-sdk.yaml:552)", () => {
+  it("system-api-retry #1 (mappings/claude-sdk.yaml:615)", () => {
     check([], {"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":500,"error_status":529,"error":"overloaded","uuid":"u1","session_id":"s1"}, [{"type":"runtime.warning","payload":{"message":"the model call failed (529); retrying, attempt 1 of 2 in 500 ms","detail":{"attempt":1,"errorStatus":529}}}]);
   });
-  it("system-session-state-changed #1 (mappings/claude-sdk.yaml:568)", () => {
+  it("system-session-state-changed #1 (mappings/claude-sdk.yaml:631)", () => {
     check([], {"type":"system","subtype":"session_state_changed","state":"requires_action","uuid":"u1","session_id":"s1"}, [{"type":"session.state.changed","payload":{"state":"waiting","reason":"requires_action"}}]);
   });
-  it("system-session-state-changed #2 (mappings/claude-sdk.yaml:571)", () => {
+  it("system-session-state-changed #2 (mappings/claude-sdk.yaml:634)", () => {
     check([], {"type":"system","subtype":"session_state_changed","state":"idle","uuid":"u1","session_id":"s1"}, [{"type":"session.state.changed","payload":{"state":"ready","reason":"idle"}}]);
   });
-  it("system-permission-denied #1 (mappings/claude-sdk.yaml:598)", () => {
+  it("system-permission-denied #1 (mappings/claude-sdk.yaml:661)", () => {
     check([], {"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"toolu_1","decision_reason_type":"rule","decision_reason":"Bash(rm:*) is denied","message":"Permission to use Bash has been denied.","uuid":"u1","session_id":"s1"}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"Bash(rm:*) is denied"}},{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"reject_once","resolution":{"automatic":true}}}]);
   });
-  it("system-model-refusal-fallback #1 (mappings/claude-sdk.yaml:620)", () => {
+  it("system-model-refusal-fallback #1 (mappings/claude-sdk.yaml:683)", () => {
     check([], {"type":"system","subtype":"model_refusal_fallback","trigger":"refusal","direction":"retry","original_model":"m1","fallback_model":"m2","request_id":null,"content":"Retrying with m2","uuid":"u1","session_id":"s1"}, [{"type":"model.rerouted","payload":{"fromModel":"m1","toModel":"m2","reason":"the model refused (retry)"}},{"type":"runtime.warning","payload":{"message":"Retrying with m2"}}]);
   });
-  it("system-model-refusal-no-fallback #1 (mappings/claude-sdk.yaml:636)", () => {
+  it("system-model-refusal-no-fallback #1 (mappings/claude-sdk.yaml:699)", () => {
     check([], {"type":"system","subtype":"model_refusal_no_fallback","original_model":"claude-sonnet-4-6","request_id":"req_1","content":"","uuid":"u1","session_id":"s1"}, [{"type":"runtime.warning","payload":{"message":"claude-sonnet-4-6 refused to answer"}}]);
   });
-  it("system-informational #1 (mappings/claude-sdk.yaml:651)", () => {
+  it("system-informational #1 (mappings/claude-sdk.yaml:714)", () => {
     check([], {"type":"system","subtype":"informational","content":"Safeguards stopped the response above","level":"notice","uuid":"u1","session_id":"s1"}, [{"type":"runtime.warning","payload":{"message":"Safeguards stopped the response above","detail":{"level":"notice"}}}]);
   });
-  it("system-notification #1 (mappings/claude-sdk.yaml:665)", () => {
+  it("system-notification #1 (mappings/claude-sdk.yaml:728)", () => {
     check([], {"type":"system","subtype":"notification","key":"k1","text":"Update available","priority":"low","uuid":"u1","session_id":"s1"}, [{"type":"runtime.warning","payload":{"message":"Update available","detail":{"notification":"k1"}}}]);
   });
-  it("system-worker-shutting-down #1 (mappings/claude-sdk.yaml:677)", () => {
+  it("system-worker-shutting-down #1 (mappings/claude-sdk.yaml:740)", () => {
     check([], {"type":"system","subtype":"worker_shutting_down","reason":"idle timeout","uuid":"u1","session_id":"s1"}, [{"type":"session.state.changed","payload":{"state":"stopped","detail":"idle timeout"}}]);
   });
-  it("system-session-writes-lost #1 (mappings/claude-sdk.yaml:692)", () => {
+  it("system-session-writes-lost #1 (mappings/claude-sdk.yaml:755)", () => {
     check([], {"type":"system","subtype":"session_writes_lost","error_code":"ENOSPC","lost":["transcript"],"uuid":"u1","session_id":"s1"}, [{"type":"runtime.error","payload":{"message":"session data could not be written (ENOSPC)"}}]);
   });
-  it("system-mirror-error #1 (mappings/claude-sdk.yaml:706)", () => {
+  it("system-mirror-error #1 (mappings/claude-sdk.yaml:769)", () => {
     check([], {"type":"system","subtype":"mirror_error","error":"EACCES","key":{},"uuid":"u1","session_id":"s1"}, [{"type":"runtime.warning","payload":{"message":"the transcript mirror failed: EACCES"}}]);
   });
-  it("system-local-command-output #1 (mappings/claude-sdk.yaml:721)", () => {
+  it("system-local-command-output #1 (mappings/claude-sdk.yaml:784)", () => {
     check([], {"type":"system","subtype":"local_command_output","content":"Total cost: $0.01","uuid":"u1","session_id":"s1"}, [{"type":"runtime.warning","payload":{"message":"Total cost: $0.01"}}]);
   });
-  it("system-task-updated-end #1 (mappings/claude-sdk.yaml:737)", () => {
-    check([{"type":"system","subtype":"task_started","task_id":"t1","description":"Explore","uuid":"u0","session_id":"s1"}], {"type":"system","subtype":"task_updated","task_id":"t1","patch":{"status":"killed"},"uuid":"u1","session_id":"s1"}, [{"type":"task.completed","payload":{"status":"stopped"}}]);
+  it("a final status is progress; the task_notification right after it ends the task, with its summary (mappings/claude-sdk.yaml:803)", () => {
+    check([{"type":"system","subtype":"task_started","task_id":"t1","tool_use_id":"toolu_1","description":"Explore","uuid":"u0","session_id":"s1"}], {"type":"system","subtype":"task_updated","task_id":"t1","patch":{"status":"killed","end_time":5},"uuid":"u1","session_id":"s1"}, [{"type":"task.progress","payload":{"description":"killed"}}]);
   });
-  it("system-task-updated #1 (mappings/claude-sdk.yaml:753)", () => {
+  it("system-task-updated #1 (mappings/claude-sdk.yaml:823)", () => {
     check([{"type":"system","subtype":"task_started","task_id":"t1","description":"Explore","uuid":"u0","session_id":"s1"}], {"type":"system","subtype":"task_updated","task_id":"t1","patch":{"is_backgrounded":true},"uuid":"u1","session_id":"s1"}, [{"type":"task.progress","payload":{"description":""}}]);
   });
-  it("system-background-tasks-changed #1 (mappings/claude-sdk.yaml:770)", () => {
+  it("system-background-tasks-changed #1 (mappings/claude-sdk.yaml:840)", () => {
     check([], {"type":"system","subtype":"background_tasks_changed","tasks":[{"task_id":"t1"}],"uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"backgroundTasks":[{"task_id":"t1"}]}}}]);
   });
-  it("system-commands-changed #1 (mappings/claude-sdk.yaml:785)", () => {
+  it("system-commands-changed #1 (mappings/claude-sdk.yaml:855)", () => {
     check([], {"type":"system","subtype":"commands_changed","commands":[{"name":"compact"}],"uuid":"u1","session_id":"s1"}, [{"type":"session.configured","payload":{"config":{"slashCommands":[{"name":"compact"}]}}}]);
   });
-  it("system-plugin-install #1 (mappings/claude-sdk.yaml:806)", () => {
+  it("system-plugin-install #1 (mappings/claude-sdk.yaml:876)", () => {
     check([], {"type":"system","subtype":"plugin_install","status":"failed","name":"p1","error":"offline","uuid":"u1","session_id":"s1"}, [{"type":"runtime.warning","payload":{"message":"plugin p1 failed to install: offline"}}]);
   });
-  it("system-plugin-install #2 (mappings/claude-sdk.yaml:809)", () => {
+  it("system-plugin-install #2 (mappings/claude-sdk.yaml:879)", () => {
     check([], {"type":"system","subtype":"plugin_install","status":"installed","name":"p1","uuid":"u1","session_id":"s1"}, [{"type":"session.configured","payload":{"config":{"pluginInstall":{"status":"installed"}}}}]);
   });
-  it("system-memory-recall #1 (mappings/claude-sdk.yaml:823)", () => {
+  it("system-memory-recall #1 (mappings/claude-sdk.yaml:893)", () => {
     check([], {"type":"system","subtype":"memory_recall","mode":"select","memories":[],"uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"memoryRecall":{"mode":"select"}}}}]);
   });
-  it("system-control-request-progress #1 (mappings/claude-sdk.yaml:838)", () => {
+  it("system-control-request-progress #1 (mappings/claude-sdk.yaml:908)", () => {
     check([], {"type":"system","subtype":"control_request_progress","request_id":"r1","status":"api_retry","attempt":2,"max_retries":3,"error_status":500,"uuid":"u1","session_id":"s1"}, [{"type":"runtime.warning","payload":{"message":"a control request's model call failed (500); retrying, attempt 2 of 3"}}]);
   });
-  it("system-summary #1 (mappings/claude-sdk.yaml:854)", () => {
+  it("system-summary #1 (mappings/claude-sdk.yaml:924)", () => {
     check([], {"type":"system","subtype":"post_turn_summary","summary":"Greeted the user","uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"summary":{"kind":"post_turn_summary","message":{"summary":"Greeted the user"}}}}}]);
   });
-  it("conversation-reset #1 (mappings/claude-sdk.yaml:875)", () => {
+  it("conversation-reset #1 (mappings/claude-sdk.yaml:945)", () => {
     check([], {"type":"conversation_reset","new_conversation_id":"c2","trigger":"clear","uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"conversationId":"c2","resetBy":"clear"}}},{"type":"session.state.changed","payload":{"state":"ready","reason":"conversation_reset","detail":"clear"}}]);
   });
-  it("active-goal #1 (mappings/claude-sdk.yaml:891)", () => {
+  it("active-goal #1 (mappings/claude-sdk.yaml:961)", () => {
     check([], {"type":"active_goal","value":{"condition":"tests pass","iterations":2,"set_at":1,"tokens_at_start":0},"uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"activeGoal":{"condition":"tests pass"}}}}]);
   });
-  it("autocompact-state #1 (mappings/claude-sdk.yaml:906)", () => {
+  it("autocompact-state #1 (mappings/claude-sdk.yaml:976)", () => {
     check([], {"type":"autocompact_state","enabled":true}, [{"type":"thread.metadata.updated","payload":{"metadata":{"autocompact":{"enabled":true}}}}]);
   });
-  it("result-success #1 (mappings/claude-sdk.yaml:929)", () => {
+  it("result-success #1 (mappings/claude-sdk.yaml:999)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"success","is_error":false,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"result":"Hello","stop_reason":"end_turn","total_cost_usd":0.01,"usage":{"input_tokens":10,"output_tokens":2},"modelUsage":{"m":{"inputTokens":10,"outputTokens":2,"costUSD":0.01}},"permission_denials":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"completed","stopReason":"end_turn","totalCostUsd":0.01,"usage":{"input_tokens":10},"tokenUsage":{"inputTokens":10,"outputTokens":2},"modelUsage":{"m":{"costUSD":0.01}}}}]);
   });
-  it("result-success #2 (mappings/claude-sdk.yaml:934)", () => {
+  it("result-success #2 (mappings/claude-sdk.yaml:1004)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}},{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"result","subtype":"success","is_error":false,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"result":"","stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"uuid":"r1","session_id":"s1"}, [{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("result-success #3 (mappings/claude-sdk.yaml:943)", () => {
+  it("result-success #3 (mappings/claude-sdk.yaml:1013)", () => {
     check([], {"type":"result","subtype":"success","is_error":false,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"result":"","stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"uuid":"r1","session_id":"s1"}, []);
   });
-  it("result-success-error #1 (mappings/claude-sdk.yaml:971)", () => {
+  it("result-auto-mode-unchecked #1 (mappings/claude-sdk.yaml:1046)", () => {
+    check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Clean up."},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"success","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":2,"result":"I could not delete the build folder.","stop_reason":"end_turn","total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[{"tool_name":"Bash","tool_use_id":"toolu_1","tool_input":{"command":"rm -rf build"},"auto_mode_unchecked":"no_verdict"}],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"completed","stopReason":"end_turn"}},{"type":"runtime.warning","payload":{"detail":{"autoModeUnchecked":[{"toolName":"Bash","toolUseId":"toolu_1","reason":"no_verdict"}]}}}]);
+  });
+  it("a denial auto mode did check leaves an error result an error (result-success-error) (mappings/claude-sdk.yaml:1051)", () => {
+    check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Clean up."},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"success","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"result":"API Error: 500","stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[{"tool_name":"Bash","tool_use_id":"toolu_1","tool_input":{}}],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"API Error: 500"}},{"type":"runtime.error"}]);
+  });
+  it("result-success-error #1 (mappings/claude-sdk.yaml:1083)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"success","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"result":"API Error: 500","stop_reason":"stop_sequence","total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"failed","errorMessage":"API Error: 500"}},{"type":"runtime.error","payload":{"class":"provider_error","message":"API Error: 500"}}]);
   });
-  it("an interrupt the stream did not see (no control message) still ends the turn as interrupted, with no error (mappings/claude-sdk.yaml:999)", () => {
+  it("an interrupt the stream did not see (no control message) still ends the turn as interrupted, with no error (mappings/claude-sdk.yaml:1111)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Run it."},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"stop_reason":"tool_use","total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":["[ede_diagnostic] result_type=user"],"terminal_reason":"aborted_tools","uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"interrupted","errorMessage":"aborted_tools"}}]);
   });
-  it("result-error-during-execution #1 (mappings/claude-sdk.yaml:1030)", () => {
+  it("result-error-during-execution #1 (mappings/claude-sdk.yaml:1144)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":["tool crashed"],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"failed","errorMessage":"tool crashed"}},{"type":"runtime.error","payload":{"class":"provider_error","message":"tool crashed"}}]);
   });
-  it("result-error-during-execution #2 (mappings/claude-sdk.yaml:1036)", () => {
+  it("a start-up failure names its reason (no turn was open) (mappings/claude-sdk.yaml:1149)", () => {
+    check([], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":0,"duration_api_ms":0,"num_turns":0,"stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":["No conversation found with session ID: s0"],"startup_failure_reason":"resume_target_not_found","uuid":"r1","session_id":"s1"}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"No conversation found with session ID: s0","detail":{"startupFailureReason":"resume_target_not_found"}}}]);
+  });
+  it("result-error-during-execution #3 (mappings/claude-sdk.yaml:1154)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}},{"subtype":"interrupt"}], {"type":"result","subtype":"error_during_execution","is_error":false,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"interrupted","errorMessage":"error_during_execution"}},{"type":"runtime.error","payload":{"message":"error_during_execution"}}]);
   });
-  it("result-error #1 (mappings/claude-sdk.yaml:1068)", () => {
+  it("result-error #1 (mappings/claude-sdk.yaml:1186)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"error_max_turns","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":3,"stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"failed","errorMessage":"error_max_turns"}},{"type":"runtime.error","payload":{"class":"provider_error","message":"error_max_turns","detail":{"subtype":"error_max_turns"}}}]);
   });
-  it("result-error #2 (mappings/claude-sdk.yaml:1073)", () => {
+  it("result-error #2 (mappings/claude-sdk.yaml:1191)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"error_max_budget_usd","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":3,"stop_reason":null,"total_cost_usd":5,"usage":{},"modelUsage":{},"permission_denials":[],"errors":["Reached maximum budget ($5)"],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"Reached maximum budget ($5)","totalCostUsd":5}},{"type":"runtime.error","payload":{"message":"Reached maximum budget ($5)"}}]);
   });
-  it("result-error #3 (mappings/claude-sdk.yaml:1078)", () => {
+  it("result-error #3 (mappings/claude-sdk.yaml:1196)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"error_max_structured_output_retries","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":3,"stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"error_max_structured_output_retries"}},{"type":"runtime.error","payload":{"message":"error_max_structured_output_retries"}}]);
   });
-  it("user-replay #1 (mappings/claude-sdk.yaml:1101)", () => {
+  it("user-replay #1 (mappings/claude-sdk.yaml:1219)", () => {
     check([], {"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"isReplay":true,"uuid":"u9","session_id":"s1"}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","title":"Hi"}},{"type":"item.completed","payload":{"itemType":"user_message","status":"completed"}}]);
   });
-  it("user-tool-results #1 (mappings/claude-sdk.yaml:1120)", () => {
+  it("user-tool-results #1 (mappings/claude-sdk.yaml:1238)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"pwd"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a"},{"type":"tool_result","tool_use_id":"toolu_2","content":"/w"}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed"}}]);
   });
-  it("user-tool-result-background #1 (mappings/claude-sdk.yaml:1152)", () => {
+  it("user-tool-result-background #1 (mappings/claude-sdk.yaml:1271)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make","run_in_background":true}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Command running in background with ID: b1."}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1","tool_use_result":{"stdout":"","backgroundTaskId":"b1"}}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","background":true,"title":"make","data":{"content":"Command running in background with ID: b1."}}}]);
   });
-  it("user-tool-result-background #2 (mappings/claude-sdk.yaml:1157)", () => {
+  it("user-tool-result-background #2 (mappings/claude-sdk.yaml:1276)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Agent","input":{"description":"List","prompt":"List the files"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"Async agent launched successfully."}]}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1","tool_use_result":{"isAsync":true,"status":"async_launched","agentId":"a1"}}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"collab_agent_tool_call","background":true}}]);
   });
-  it("TaskCreate / TaskUpdate results update the to-do list (a plan update) (mappings/claude-sdk.yaml:1199)", () => {
+  it("TaskCreate / TaskUpdate results update the to-do list (a plan update) (mappings/claude-sdk.yaml:1318)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Task #1 created"}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1","tool_use_result":{"task":{"id":"1","subject":"Write the changelog"}}}},{"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"Task #2 created"}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1","tool_use_result":{"task":{"id":"2","subject":"Tag the release"}}}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_3","content":"Updated task #1 status"}]},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1","tool_use_result":{"success":true,"taskId":"1","updatedFields":["status"],"statusChange":{"from":"pending","to":"in_progress"}}}}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call"}},{"type":"item.completed","payload":{"status":"completed"}},{"type":"turn.plan.updated","payload":{"plan":[{"step":"Write the changelog","status":"inProgress"},{"step":"Tag the release","status":"pending"}]}}]);
   });
-  it("user-tool-result #2 (mappings/claude-sdk.yaml:1208)", () => {
+  it("user-tool-result #2 (mappings/claude-sdk.yaml:1327)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt","is_error":false}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls","data":{"content":"a.txt"}}}]);
   });
-  it("user-tool-result #3 (mappings/claude-sdk.yaml:1214)", () => {
+  it("user-tool-result #3 (mappings/claude-sdk.yaml:1333)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt","is_error":false}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls"}}]);
   });
-  it("user-tool-result #4 (mappings/claude-sdk.yaml:1221)", () => {
+  it("user-tool-result #4 (mappings/claude-sdk.yaml:1340)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"cat x"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Exit code 1\nno such file","is_error":true}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed","output":"Exit code 1\nno such file","error":"Exit code 1\nno such file"}}]);
   });
-  it("user-tool-result #5 (mappings/claude-sdk.yaml:1227)", () => {
+  it("user-tool-result #5 (mappings/claude-sdk.yaml:1346)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a"}},{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"},{"type":"tool_result","tool_use_id":"toolu_2","content":"boom","is_error":true}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"dynamic_tool_call","status":"completed"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed","error":"boom"}}]);
   });
-  it("user-tool-result #6 (mappings/claude-sdk.yaml:1234)", () => {
+  it("user-tool-result #6 (mappings/claude-sdk.yaml:1353)", () => {
     check([], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":[{"type":"text","text":"ok"}]}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call"}},{"type":"item.completed","payload":{"itemType":"dynamic_tool_call","status":"completed"}}]);
   });
-  it("user-compact-summary #1 (mappings/claude-sdk.yaml:1254)", () => {
+  it("user-compact-summary #1 (mappings/claude-sdk.yaml:1373)", () => {
     check([{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"manual","pre_tokens":1000},"uuid":"u1","session_id":"s1"}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":"This session is being continued…"},"parent_tool_use_id":null,"isSynthetic":true,"uuid":"u2","session_id":"s1"}}, [{"type":"thread.metadata.updated","payload":{"metadata":{"compactSummary":"This session is being continued…"}}}]);
   });
-  it("user-compact-summary #2 (mappings/claude-sdk.yaml:1259)", () => {
+  it("user-compact-summary #2 (mappings/claude-sdk.yaml:1378)", () => {
     check([], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Stop hook feedback: …"}]},"parent_tool_use_id":null,"isSynthetic":true,"uuid":"u2","session_id":"s1"}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("user-message #1 (mappings/claude-sdk.yaml:1279)", () => {
+  it("user-message #1 (mappings/claude-sdk.yaml:1398)", () => {
     check([], {"direction":"in","message":{"type":"user","message":{"role":"user","content":"Remember the number 42."},"parent_tool_use_id":null,"session_id":""}}, [{"type":"turn.started","ids":["turn"],"payload":{}},{"type":"item.started","ids":["turn","item"],"payload":{"itemType":"user_message","status":"inProgress","title":"Remember the number 42."}},{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"user_message","status":"completed","data":{"content":"Remember the number 42."}}}]);
   });
-  it("user-message #2 (mappings/claude-sdk.yaml:1285)", () => {
+  it("user-message #2 (mappings/claude-sdk.yaml:1404)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Wait."},"parent_tool_use_id":null,"session_id":""}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]},"parent_tool_use_id":null,"uuid":"u5","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"user_message","title":"[Request interrupted by user for tool use]"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("assistant-blocks #1 (mappings/claude-sdk.yaml:1303)", () => {
+  it("Claude Code 2.1.62 retries a cut-off stream without streaming — the partial text ends superseded, the answer comes once (mappings/claude-sdk.yaml:1450)", () => {
+    check([{"type":"system","subtype":"init","claude_code_version":"2.1.62","session_id":"s1","uuid":"u0","cwd":"/w","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","output_style":"default","skills":[],"plugins":[]},{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_A","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"An overloaded API "}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"type":"assistant","message":{"id":"msg_B","content":[{"type":"text","text":"An overloaded API rejects work."}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"superseded","data":{"abandonedMessageId":"msg_A","retryMessageId":"msg_B"}}},{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"An overloaded API rejects work."}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed","text":"An overloaded API rejects work."}}]);
+  });
+  it("the retries ran out — the CLI's error message ends the partial text as failed (mappings/claude-sdk.yaml:1462)", () => {
+    check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_A","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"An overloaded API "}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"type":"assistant","message":{"id":"e1","content":[{"type":"text","text":"API Error: overloaded"}]},"parent_tool_use_id":null,"error":"unknown","uuid":"u4","session_id":"s1"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"failed","detail":"the response was cut off here: unknown"}},{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"API Error: overloaded"}},{"type":"item.completed","payload":{"itemType":"assistant_message","detail":"unknown"}}]);
+  });
+  it("a block's own message (it streamed) is not a retry (mappings/claude-sdk.yaml:1473)", () => {
+    check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_A","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi."}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"type":"assistant","message":{"id":"msg_A","content":[{"type":"text","text":"Hi."}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed","text":"Hi."}}]);
+  });
+  it("assistant-blocks #1 (mappings/claude-sdk.yaml:1493)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_7","content":[{"type":"text","text":"One."},{"type":"text","text":"Two."}]},"parent_tool_use_id":null,"uuid":"u7","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"One."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"One."}}},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Two."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"Two."}}}]);
   });
-  it("assistant-text #1 (mappings/claude-sdk.yaml:1337)", () => {
+  it("assistant-text #1 (mappings/claude-sdk.yaml:1527)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Noted: 42."}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"Noted: 42."}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed","data":{"text":"Noted: 42."}}}]);
   });
-  it("assistant-text #2 (mappings/claude-sdk.yaml:1345)", () => {
+  it("assistant-text #2 (mappings/claude-sdk.yaml:1535)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","model":"m","content":[{"type":"text","text":"4"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"4"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","data":{"text":"4"}}}]);
   });
-  it("assistant-text #3 (mappings/claude-sdk.yaml:1351)", () => {
+  it("assistant-text #3 (mappings/claude-sdk.yaml:1541)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"u4","content":[{"type":"text","text":"API Error: 500"}]},"parent_tool_use_id":null,"error":"unknown","uuid":"u4","session_id":"s1"}}, [{"type":"item.started"},{"type":"content.delta","payload":{"delta":"API Error: 500"}},{"type":"item.completed","payload":{"itemType":"assistant_message","detail":"unknown","data":{"error":"unknown"}}}]);
   });
-  it("assistant-thinking #1 (mappings/claude-sdk.yaml:1378)", () => {
+  it("assistant-thinking #1 (mappings/claude-sdk.yaml:1568)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"thinking","thinking":"Think.","signature":"c2ln"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Think."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-thinking #2 (mappings/claude-sdk.yaml:1384)", () => {
+  it("assistant-thinking #2 (mappings/claude-sdk.yaml:1574)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_7","content":[{"type":"thinking","thinking":"Plan."},{"type":"text","text":"Listing."},{"type":"tool_use","id":"toolu_7","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u7","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Plan."}},{"type":"item.completed","payload":{"itemType":"reasoning"}},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Listing."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"Listing."}}},{"type":"item.started","payload":{"itemType":"command_execution","title":"ls"}}]);
   });
-  it("assistant-thinking #3 (mappings/claude-sdk.yaml:1393)", () => {
+  it("assistant-thinking #3 (mappings/claude-sdk.yaml:1583)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Think."}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"thinking","thinking":"Think.","signature":"c2ln"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-tool-use #1 (mappings/claude-sdk.yaml:1436)", () => {
+  it("assistant-tool-use #1 (mappings/claude-sdk.yaml:1629)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls -la"}}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"ls -la","data":{"name":"Bash"}}}]);
   });
-  it("assistant-tool-use #2 (mappings/claude-sdk.yaml:1439)", () => {
+  it("assistant-tool-use #2 (mappings/claude-sdk.yaml:1632)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Edit","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Edit","input":{"file_path":"/w/a.py","old_string":"a","new_string":"b"}}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"file_change","title":"/w/a.py"}}]);
   });
-  it("assistant-tool-use #3 (mappings/claude-sdk.yaml:1445)", () => {
+  it("assistant-tool-use #3 (mappings/claude-sdk.yaml:1638)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_2","name":"mcp__docs__search","input":{"q":"x"}}]},"parent_tool_use_id":"toolu_0","uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item","parent"],"payload":{"itemType":"mcp_tool_call"}}]);
   });
-  it("assistant-server-tool-result #1 (mappings/claude-sdk.yaml:1466)", () => {
+  it("assistant-server-tool-result #1 (mappings/claude-sdk.yaml:1659)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"web_search","status":"completed"}}]);
   });
-  it("assistant-other #1 (mappings/claude-sdk.yaml:1485)", () => {
+  it("assistant-other #1 (mappings/claude-sdk.yaml:1678)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"compaction","content":"summary"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"context_compaction"}},{"type":"item.completed","payload":{"itemType":"context_compaction","status":"completed"}}]);
   });
-  it("stream-message-start #1 (mappings/claude-sdk.yaml:1502)", () => {
+  it("stream-message-start #1 (mappings/claude-sdk.yaml:1709)", () => {
     check([], {"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}, []);
   });
-  it("stream-message-delta #1 (mappings/claude-sdk.yaml:1515)", () => {
+  it("a streamed retry of a message cut off mid-block supersedes the cut-off block (mappings/claude-sdk.yaml:1711)", () => {
+    check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_A","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"A retry rep"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_B","content":[]}},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"superseded","data":{"abandonedMessageId":"msg_A","retryMessageId":"msg_B"}}}]);
+  });
+  it("stream-message-delta #1 (mappings/claude-sdk.yaml:1730)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":3,"output_tokens":10}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"thread.token-usage.updated","payload":{"usage":{"messageId":"msg_1","stopReason":"end_turn","usage":{"output_tokens":10}}}}]);
   });
-  it("a text block cut off mid-stream ends as superseded at the message_stop that abandons it (mappings/claude-sdk.yaml:1543)", () => {
+  it("a text block cut off mid-stream ends as superseded at the message_stop that abandons it (mappings/claude-sdk.yaml:1759)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"A retry rep"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}], {"type":"stream_event","event":{"type":"message_stop"},"parent_tool_use_id":null,"uuid":"u5","session_id":"s1","abandoned_blocks":{"api_message_id":"msg_1","from_block_index":0}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"superseded"}}]);
   });
-  it("stream-message-stop #1 (mappings/claude-sdk.yaml:1567)", () => {
+  it("stream-message-stop #1 (mappings/claude-sdk.yaml:1784)", () => {
     check([], {"type":"stream_event","event":{"type":"message_stop"},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}, []);
   });
-  it("stream-block-start-tool #1 (mappings/claude-sdk.yaml:1587)", () => {
+  it("stream-block-start-tool #1 (mappings/claude-sdk.yaml:1806)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"Bash"}}]);
   });
-  it("stream-block-start-tool #2 (mappings/claude-sdk.yaml:1591)", () => {
+  it("stream-block-start-tool #2 (mappings/claude-sdk.yaml:1810)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_2","name":"TodoWrite","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"plan"}}]);
   });
-  it("stream-block-start-tool #3 (mappings/claude-sdk.yaml:1594)", () => {
+  it("stream-block-start-tool #3 (mappings/claude-sdk.yaml:1813)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_3","name":"Task","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"collab_agent_tool_call"}}]);
   });
-  it("stream-block-start-tool-result #1 (mappings/claude-sdk.yaml:1611)", () => {
+  it("stream-block-start-tool-result #1 (mappings/claude-sdk.yaml:1830)", () => {
     check([{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.completed","payload":{"itemType":"web_search","status":"completed"}}]);
   });
-  it("stream-block-start #1 (mappings/claude-sdk.yaml:1630)", () => {
+  it("stream-block-start #1 (mappings/claude-sdk.yaml:1850)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message","status":"inProgress"}}]);
   });
-  it("stream-block-start #2 (mappings/claude-sdk.yaml:1634)", () => {
+  it("stream-block-start #2 (mappings/claude-sdk.yaml:1854)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"reasoning"}}]);
   });
-  it("stream-text-delta #1 (mappings/claude-sdk.yaml:1649)", () => {
+  it("stream-text-delta #1 (mappings/claude-sdk.yaml:1869)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"Hel"}}]);
   });
-  it("stream-thinking-delta #1 (mappings/claude-sdk.yaml:1666)", () => {
+  it("stream-thinking-delta #1 (mappings/claude-sdk.yaml:1886)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Hm"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"reasoning_text","delta":"Hm"}}]);
   });
-  it("stream-input-json-delta-empty #1 (mappings/claude-sdk.yaml:1683)", () => {
+  it("stream-input-json-delta-empty #1 (mappings/claude-sdk.yaml:1903)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("stream-input-json-delta #1 (mappings/claude-sdk.yaml:1702)", () => {
+  it("stream-input-json-delta #1 (mappings/claude-sdk.yaml:1922)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"l"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","data":{"partialJson":"{\"command\": \"l"}}}]);
   });
-  it("chunks accumulate; the input appears once it parses (mappings/claude-sdk.yaml:1708)", () => {
+  it("chunks accumulate; the input appears once it parses (mappings/claude-sdk.yaml:1928)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": "}},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"ls\"}"}},"parent_tool_use_id":null,"uuid":"u5","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","data":{"partialJson":"\"ls\"}","input":{"command":"ls"}}}}]);
   });
-  it("stream-other-delta #1 (mappings/claude-sdk.yaml:1733)", () => {
+  it("stream-other-delta #1 (mappings/claude-sdk.yaml:1953)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"c2ln"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"reasoning","data":{"type":"signature_delta","signature":"c2ln"}}}]);
   });
-  it("stream-other-delta #2 (mappings/claude-sdk.yaml:1739)", () => {
+  it("stream-other-delta #2 (mappings/claude-sdk.yaml:1959)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"cited_text":"x"}}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","payload":{"itemType":"assistant_message","data":{"type":"citations_delta"}}}]);
   });
-  it("stream-block-stop-unanswered #1 (mappings/claude-sdk.yaml:1763)", () => {
+  it("stream-block-stop-unanswered #1 (mappings/claude-sdk.yaml:1984)", () => {
     check([{"type":"system","subtype":"init","claude_code_version":"2.1.333","session_id":"s1","uuid":"u0","cwd":"/w","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","output_style":"default","skills":[],"plugins":[]},{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("Claude Code 2.1.62 (SDK 0.2.62) closes a text block at its stop (mappings/claude-sdk.yaml:1784)", () => {
+  it("Claude Code 2.1.62 (SDK 0.2.62) closes a text block at its stop (mappings/claude-sdk.yaml:2006)", () => {
     check([{"type":"system","subtype":"init","claude_code_version":"2.1.62","session_id":"s1","uuid":"u0","cwd":"/w","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","output_style":"default","skills":[],"plugins":[]},{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed"}}]);
   });
-  it("stream-block-stop #2 (mappings/claude-sdk.yaml:1793)", () => {
+  it("stream-block-stop #2 (mappings/claude-sdk.yaml:2015)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("tool-progress #1 (mappings/claude-sdk.yaml:1809)", () => {
+  it("tool-progress #1 (mappings/claude-sdk.yaml:2031)", () => {
     check([], {"type":"tool_progress","tool_use_id":"toolu_1","tool_name":"Bash","parent_tool_use_id":null,"elapsed_time_seconds":12,"uuid":"u1","session_id":"s1"}, [{"type":"tool.progress","ids":["item"],"payload":{"toolUseId":"toolu_1","toolName":"Bash","elapsedSeconds":12}}]);
   });
-  it("tool-use-summary #1 (mappings/claude-sdk.yaml:1819)", () => {
+  it("tool-use-summary #1 (mappings/claude-sdk.yaml:2041)", () => {
     check([], {"type":"tool_use_summary","summary":"Read 2 files","preceding_tool_use_ids":["toolu_1","toolu_2"],"uuid":"u1","session_id":"s1"}, [{"type":"tool.summary","payload":{"summary":"Read 2 files","precedingToolUseIds":["toolu_1","toolu_2"]}}]);
   });
-  it("auth-status #1 (mappings/claude-sdk.yaml:1831)", () => {
+  it("auth-status #1 (mappings/claude-sdk.yaml:2053)", () => {
     check([], {"type":"auth_status","isAuthenticating":true,"output":["Opening browser…"],"uuid":"u1","session_id":"s1"}, [{"type":"auth.status","payload":{"isAuthenticating":true,"output":["Opening browser…"]}}]);
   });
-  it("rate-limit-event #1 (mappings/claude-sdk.yaml:1843)", () => {
+  it("rate-limit-event #1 (mappings/claude-sdk.yaml:2065)", () => {
     check([], {"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","rateLimitType":"five_hour","utilization":0.9},"uuid":"u1","session_id":"s1"}, [{"type":"account.rate-limits.updated","payload":{"rateLimits":{"status":"allowed_warning","utilization":0.9}}}]);
   });
-  it("prompt-suggestion #1 (mappings/claude-sdk.yaml:1856)", () => {
+  it("prompt-suggestion #1 (mappings/claude-sdk.yaml:2078)", () => {
     check([], {"type":"prompt_suggestion","suggestion":"Run the tests","uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"promptSuggestion":"Run the tests"}}}]);
   });
-  it("permission-request #1 (mappings/claude-sdk.yaml:1880)", () => {
+  it("permission-request #1 (mappings/claude-sdk.yaml:2102)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm README.md"},"options":{"suggestions":[],"blockedPath":"/w/README.md","toolUseID":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"toolName":"Bash","input":{"command":"rm README.md"}}}}]);
   });
-  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:1883)", () => {
+  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:2105)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm -rf build"},"options":{"decisionReason":"rm is not allowed by the rules","toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"command_execution_approval","detail":"rm is not allowed by the rules"}}]);
   });
-  it("permission-request #3 (mappings/claude-sdk.yaml:1887)", () => {
+  it("permission-request #3 (mappings/claude-sdk.yaml:2109)", () => {
     check([], {"toolName":"Write","input":{"file_path":"/w/a.py","content":""},"options":{"blockedPath":"/w/a.py","toolUseID":"toolu_2"}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval","detail":"/w/a.py"}}]);
   });
-  it("permission-request #4 (mappings/claude-sdk.yaml:1890)", () => {
+  it("permission-request #4 (mappings/claude-sdk.yaml:2112)", () => {
     check([], {"toolName":"AskUserQuestion","input":{"questions":[]},"options":{"toolUseID":"toolu_3"}}, [{"type":"request.opened","payload":{"requestType":"tool_user_input"}}]);
   });
-  it("permission-request #5 (mappings/claude-sdk.yaml:1893)", () => {
+  it("permission-request #5 (mappings/claude-sdk.yaml:2115)", () => {
     check([], {"toolName":"Read","input":{"file_path":"/etc/passwd"},"options":{"toolUseID":"toolu_4"}}, [{"type":"request.opened","payload":{"requestType":"unknown"}}]);
   });
-  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:1896)", () => {
+  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:2118)", () => {
     check([], {"toolName":"mcp__github__create_issue","input":{"title":"x"},"options":{"toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"unknown","args":{"toolName":"mcp__github__create_issue"}}}]);
   });
-  it("permission-allow #1 (mappings/claude-sdk.yaml:1915)", () => {
+  it("permission-allow #1 (mappings/claude-sdk.yaml:2137)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_1"}}], {"behavior":"allow","updatedInput":{"command":"ls"}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"command_execution_approval","decision":"allow_once","resolution":{"behavior":"allow"}}}]);
   });
-  it("permission-allow #2 (mappings/claude-sdk.yaml:1920)", () => {
+  it("permission-allow #2 (mappings/claude-sdk.yaml:2142)", () => {
     check([], {"behavior":"allow","updatedInput":{}}, []);
   });
-  it("the turn then ends interrupted (mappings/claude-sdk.yaml:1941)", () => {
+  it("the turn then ends interrupted (mappings/claude-sdk.yaml:2163)", () => {
     check([{"direction":"out","message":{"type":"user","message":{"role":"user","content":"Delete it."},"parent_tool_use_id":null,"session_id":"s1"}},{"toolName":"Bash","input":{"command":"rm -rf x"},"options":{"toolUseID":"toolu_1"}},{"behavior":"deny","message":"Stop.","interrupt":true}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"interrupted"}},{"type":"runtime.error","payload":{"message":"error_during_execution"}}]);
   });
-  it("permission-deny #1 (mappings/claude-sdk.yaml:1965)", () => {
+  it("permission-deny #1 (mappings/claude-sdk.yaml:2187)", () => {
     check([{"toolName":"Edit","input":{},"options":{"toolUseID":"toolu_1"}}], {"behavior":"deny","message":"The user declined."}, [{"type":"request.resolved","payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"The user declined."}}}]);
   });
-  it("elicitation-request #1 (mappings/claude-sdk.yaml:1993)", () => {
+  it("elicitation-request #1 (mappings/claude-sdk.yaml:2218)", () => {
     check([], {"request":{"serverName":"scripted","message":"Deploy to which environment?","mode":"form","requestedSchema":{"type":"object","properties":{"environment":{"type":"string","enum":["staging","production"]}}}},"options":{"requestId":"r1"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy to which environment?","args":{"server":"scripted","mode":"form"}}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy to which environment?"}}}]);
   });
-  it("elicitation-result #1 (mappings/claude-sdk.yaml:2016)", () => {
+  it("SDK 0.2.141 passes no request id (options hold only the signal) — a key of ours (mappings/claude-sdk.yaml:2222)", () => {
+    check([], {"request":{"serverName":"scripted","message":"Deploy to which environment?","mode":"form"},"options":{}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy to which environment?"}},{"type":"user-input.requested","ids":["request"]}]);
+  });
+  it("elicitation-result #1 (mappings/claude-sdk.yaml:2246)", () => {
     check([{"request":{"serverName":"scripted","message":"Which?","mode":"form"},"options":{"requestId":"r1"}}], {"action":"accept","content":{"environment":"staging"}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"content":{"environment":"staging"}}}}]);
   });
-  it("user-dialog-request #1 (mappings/claude-sdk.yaml:2043)", () => {
+  it("user-dialog-request #1 (mappings/claude-sdk.yaml:2273)", () => {
     check([], {"request":{"dialogKind":"refusal_fallback_prompt","payload":{"model":"m2"}},"options":{"requestId":"r2"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialogKind":"refusal_fallback_prompt"}}}]);
   });
-  it("user-dialog-result #1 (mappings/claude-sdk.yaml:2066)", () => {
+  it("user-dialog-result #1 (mappings/claude-sdk.yaml:2296)", () => {
     check([{"request":{"dialogKind":"refusal_fallback_prompt","payload":{}},"options":{"requestId":"r2"}}], {"behavior":"cancelled"}, [{"type":"request.resolved","payload":{"decision":"cancelled"}},{"type":"user-input.resolved","payload":{"answers":{"behavior":"cancelled"}}}]);
   });
-  it("canUseTool returned null (another client answered) (mappings/claude-sdk.yaml:2092)", () => {
+  it("canUseTool returned null (another client answered) (mappings/claude-sdk.yaml:2322)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_1","requestId":"r1"}}], {"seq":2,"dir":"out","channel":"permission","message":null}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","resolution":{"answeredElsewhere":true}}}]);
   });
-  it("step-background-completed #1 (mappings/claude-sdk.yaml:2118)", () => {
+  it("step-background-completed #1 (mappings/claude-sdk.yaml:2352)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make","run_in_background":true}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}},{"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Command running in background with ID: b1."}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1","tool_use_result":{"stdout":"","backgroundTaskId":"b1"}}}], {"agentnormStep":"background-completed","toolUseId":"toolu_1","status":"completed","summary":"Background command completed (exit code 0)"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","output":"Background command completed (exit code 0)"}}]);
   });
-  it("step-background-completed #2 (mappings/claude-sdk.yaml:2125)", () => {
+  it("step-background-completed #2 (mappings/claude-sdk.yaml:2359)", () => {
     check([], {"agentnormStep":"background-completed","toolUseId":"toolu_9","status":"completed"}, []);
   });
-  it("control-interrupt #1 (mappings/claude-sdk.yaml:2137)", () => {
+  it("a subagent's call whose task ends completes in its turn, under the Agent call (mappings/claude-sdk.yaml:2361)", () => {
+    check([{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"u0"},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Agent","input":{"description":"Check","prompt":"Run the check."}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_2","content":[{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"make check"}}]},"parent_tool_use_id":"toolu_1","uuid":"u2","session_id":"s1"}}], {"agentnormStep":"background-completed","toolUseId":"toolu_2","status":"completed","summary":"make check"}, [{"type":"item.completed","ids":["thread","turn","item","parent"],"payload":{"itemType":"command_execution","status":"completed","output":"make check"}}]);
+  });
+  it("a foreground task's notification (is_backgrounded false) leaves the call to its tool_result (mappings/claude-sdk.yaml:2369)", () => {
+    check([{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"u0"},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}},{"type":"system","subtype":"task_started","task_id":"b1","tool_use_id":"toolu_1","description":"Run: make","task_type":"local_bash","is_backgrounded":false,"uuid":"u2","session_id":"s1"}], {"agentnormStep":"background-completed","toolUseId":"toolu_1","status":"completed","summary":"Run: make"}, []);
+  });
+  it("control-interrupt #1 (mappings/claude-sdk.yaml:2386)", () => {
     check([], {"subtype":"interrupt"}, []);
   });
-  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:2160)", () => {
+  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:2409)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"python3 hello.py"},"decision_reason":"This command requires approval","tool_use_id":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"This command requires approval","args":{"toolName":"Bash"}}}]);
   });
-  it("wire-elicitation #1 (mappings/claude-sdk.yaml:2188)", () => {
+  it("wire-elicitation #1 (mappings/claude-sdk.yaml:2437)", () => {
     check([], {"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"scripted","message":"Deploy where?","mode":"form","requested_schema":{"type":"object"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy where?","args":{"server":"scripted"}}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy where?"}}}]);
   });
-  it("wire-user-dialog #1 (mappings/claude-sdk.yaml:2216)", () => {
+  it("wire-user-dialog #1 (mappings/claude-sdk.yaml:2465)", () => {
     check([], {"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"refusal_fallback_prompt","payload":{"model":"m2"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialog_kind":"refusal_fallback_prompt"}}}]);
   });
-  it("wire-interrupt #1 (mappings/claude-sdk.yaml:2230)", () => {
+  it("wire-interrupt #1 (mappings/claude-sdk.yaml:2479)", () => {
     check([], {"type":"control_request","request_id":"r2","request":{"subtype":"interrupt"}}, []);
   });
-  it("wire-control-command #1 (mappings/claude-sdk.yaml:2244)", () => {
+  it("wire-control-command #1 (mappings/claude-sdk.yaml:2493)", () => {
     check([], {"type":"control_request","request_id":"r3","request":{"subtype":"set_model","model":"claude-sonnet-4-5"}}, [{"type":"session.configured","payload":{"config":{"controlRequest":{"subtype":"set_model","model":"claude-sonnet-4-5"}}}}]);
   });
-  it("wire-elicitation-answer #1 (mappings/claude-sdk.yaml:2268)", () => {
+  it("wire-elicitation-answer #1 (mappings/claude-sdk.yaml:2517)", () => {
     check([{"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"s","message":"Where?"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r5","response":{"action":"accept","content":{"environment":"staging"}}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"action":"accept"}}}]);
   });
-  it("wire-dialog-answer #1 (mappings/claude-sdk.yaml:2293)", () => {
+  it("wire-dialog-answer #1 (mappings/claude-sdk.yaml:2542)", () => {
     check([{"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"k","payload":{}}}], {"type":"control_response","response":{"subtype":"success","request_id":"r6","response":{"behavior":"completed","result":{"choice":"retry"}}}}, [{"type":"request.resolved","payload":{"decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"behavior":"completed"}}}]);
   });
-  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:2315)", () => {
+  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:2564)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Edit","input":{"file_path":"/w/a.py"},"tool_use_id":"toolu_2"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"deny","message":"No edits.","toolUseID":"toolu_2"}}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"No edits."}}}]);
   });
-  it("wire-control-error #1 (mappings/claude-sdk.yaml:2339)", () => {
+  it("wire-control-error #1 (mappings/claude-sdk.yaml:2588)", () => {
     check([], {"type":"control_response","response":{"subtype":"error","request_id":"r9","error":"unknown subtype"}}, [{"type":"runtime.warning","payload":{"message":"unknown subtype"}}]);
   });
-  it("wire-control-result #1 (mappings/claude-sdk.yaml:2354)", () => {
+  it("wire-control-result #1 (mappings/claude-sdk.yaml:2603)", () => {
     check([], {"type":"control_response","response":{"subtype":"success","request_id":"r0","response":{"commands":[{"name":"compact"}]}}}, [{"type":"session.configured","payload":{"config":{"controlResponse":{"commands":[{"name":"compact"}]}}}}]);
   });
-  it("wire-cancel #1 (mappings/claude-sdk.yaml:2370)", () => {
+  it("wire-cancel #1 (mappings/claude-sdk.yaml:2619)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_1"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
 });

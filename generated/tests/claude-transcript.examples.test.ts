@@ -7,130 +7,136 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("claude-transcript: table examples (mappings/claude-transcript.yaml)", () => {
-  it("step-sdk #1 (mappings/claude-transcript.yaml:99)", () => {
+  it("step-sdk #1 (mappings/claude-transcript.yaml:103)", () => {
     check([], {"method":"sdk","params":{"type":"auth_status","isAuthenticating":false,"output":[],"uuid":"u1","session_id":"s1"}}, [{"type":"auth.status","payload":{"isAuthenticating":false}}]);
   });
-  it("step-local-command-output #1 (mappings/claude-transcript.yaml:119)", () => {
+  it("step-local-command-output #1 (mappings/claude-transcript.yaml:123)", () => {
     check([], {"method":"local-command-output","params":{"uuid":"u2","sessionId":"s1","content":"<local-command-stdout>Total cost: $0.01</local-command-stdout>"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"Total cost: $0.01"}},{"type":"item.completed","payload":{"itemType":"assistant_message","text":"Total cost: $0.01"}}]);
   });
-  it("step-local-command-no-output #1 (mappings/claude-transcript.yaml:132)", () => {
+  it("step-local-command-no-output #1 (mappings/claude-transcript.yaml:136)", () => {
     check([], {"method":"local-command-output","params":{"uuid":"u2","sessionId":"s1","content":"<local-command-stdout></local-command-stdout>"}}, []);
   });
-  it("step-turn-started #1 (mappings/claude-transcript.yaml:146)", () => {
+  it("step-notice #1 (mappings/claude-transcript.yaml:151)", () => {
+    check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"method":"notice","params":{"content":"UserPromptSubmit operation blocked by hook","level":"warning"}}, [{"type":"runtime.warning","ids":["thread","turn"],"payload":{"message":"UserPromptSubmit operation blocked by hook","detail":{"level":"warning"}}}]);
+  });
+  it("step-turn-started #1 (mappings/claude-transcript.yaml:167)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"method":"turn-started","params":{"uuid":"u2"}}, [{"type":"turn.started","ids":["thread","turn"]}]);
   });
-  it("step-end #1 (mappings/claude-transcript.yaml:169)", () => {
+  it("step-end #1 (mappings/claude-transcript.yaml:190)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Hello."}],"stop_reason":"end_turn"}}], {"method":"end"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("step-end-nothing #1 (mappings/claude-transcript.yaml:183)", () => {
+  it("step-end-nothing #1 (mappings/claude-transcript.yaml:204)", () => {
     check([], {"method":"end"}, []);
   });
-  it("step-turn-completed #1 (mappings/claude-transcript.yaml:199)", () => {
+  it("step-turn-completed #1 (mappings/claude-transcript.yaml:220)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"method":"turn-completed","params":{"uuid":"u2","stopReason":"end_turn"}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("step-turn-failed #1 (mappings/claude-transcript.yaml:222)", () => {
+  it("step-turn-failed #1 (mappings/claude-transcript.yaml:243)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"method":"turn-failed","params":{"uuid":"u2","errorMessage":"API Error: 500","error":"unknown"}}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"API Error: 500"}},{"type":"runtime.error","payload":{"class":"provider_error","message":"API Error: 500","detail":{"error":"unknown"}}}]);
   });
-  it("step-turn-interrupted #1 (mappings/claude-transcript.yaml:241)", () => {
+  it("step-turn-interrupted #1 (mappings/claude-transcript.yaml:262)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"method":"turn-interrupted","params":{"uuid":"u2","text":"[Request interrupted by user]"}}, [{"type":"turn.completed","payload":{"state":"interrupted"}}]);
   });
-  it("user-sidechain #1 (mappings/claude-transcript.yaml:264)", () => {
+  it("user-sidechain #1 (mappings/claude-transcript.yaml:285)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Search."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"prompt":"Search the web"}}]}}], {"type":"user","parentUuid":null,"isSidechain":true,"sessionId":"s1","uuid":"u3","message":{"role":"user","content":"Search the web"}}, [{"type":"item.started","ids":["item","parent"],"payload":{"itemType":"user_message"}},{"type":"item.completed","ids":["item","parent"],"payload":{"itemType":"user_message"}}]);
   });
-  it("user-synthetic-note #1 (mappings/claude-transcript.yaml:285)", () => {
+  it("user-synthetic-note #1 (mappings/claude-transcript.yaml:306)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Say done."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Done."}],"stop_reason":"end_turn"}}], {"type":"user","parentUuid":"u2","isSidechain":false,"isMeta":true,"sessionId":"s1","uuid":"u3","message":{"role":"user","content":"Stop hook feedback:\nSay that the checks passed."}}, [{"type":"item.started","ids":["turn","item"],"payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("user-meta #1 (mappings/claude-transcript.yaml:301)", () => {
+  it("user-meta #1 (mappings/claude-transcript.yaml:322)", () => {
     check([], {"type":"user","parentUuid":null,"isSidechain":false,"isMeta":true,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Caveat: …"}}, []);
   });
-  it("user-tool-result #1 (mappings/claude-transcript.yaml:316)", () => {
+  it("user-tool-result #1 (mappings/claude-transcript.yaml:337)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"List."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use"}}], {"type":"user","parentUuid":"u2","isSidechain":false,"sessionId":"s1","uuid":"u3","toolUseResult":{"stdout":"a.txt"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt"}]}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls","data":{"content":"a.txt","toolUseResult":{"stdout":"a.txt"}}}}]);
   });
-  it("user-compact-summary #1 (mappings/claude-transcript.yaml:332)", () => {
+  it("user-compact-summary #1 (mappings/claude-transcript.yaml:353)", () => {
     check([], {"type":"user","parentUuid":"u1","isSidechain":false,"isCompactSummary":true,"sessionId":"s1","uuid":"u2","message":{"role":"user","content":"This session is being continued…"}}, [{"type":"thread.metadata.updated","payload":{"metadata":{"compactSummary":"This session is being continued…"}}}]);
   });
-  it("user-local-command-output #1 (mappings/claude-transcript.yaml:346)", () => {
+  it("user-local-command-output #1 (mappings/claude-transcript.yaml:367)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"<command-name>/compact</command-name>"}}], {"type":"user","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"role":"user","content":"<local-command-stdout>Compacted </local-command-stdout>"}}, [{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}},{"type":"turn.completed","payload":{"state":"completed","stopReason":"local_command"}}]);
   });
-  it("user-interrupted #1 (mappings/claude-transcript.yaml:362)", () => {
+  it("user-interrupted #1 (mappings/claude-transcript.yaml:383)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Wait."}}], {"type":"user","parentUuid":"u2","isSidechain":false,"sessionId":"s1","uuid":"u3","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}, [{"type":"item.started","payload":{"itemType":"user_message","title":"[Request interrupted by user for tool use]"}},{"type":"item.completed","payload":{"itemType":"user_message"}},{"type":"turn.completed","payload":{"state":"interrupted"}}]);
   });
-  it("user-interrupted-string #1 (mappings/claude-transcript.yaml:376)", () => {
+  it("user-interrupted-string #1 (mappings/claude-transcript.yaml:397)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Wait."}}], {"type":"user","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u3","message":{"role":"user","content":"[Request interrupted by user]"}}, [{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}},{"type":"turn.completed","payload":{"state":"interrupted"}}]);
   });
-  it("user-task-notification #1 (mappings/claude-transcript.yaml:412)", () => {
+  it("user-task-notification #1 (mappings/claude-transcript.yaml:433)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Build it in the background."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make","run_in_background":true}}],"stop_reason":"tool_use"}},{"type":"user","parentUuid":"u2","isSidechain":false,"sessionId":"s1","uuid":"u3","toolUseResult":{"stdout":"","backgroundTaskId":"b1"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Command running in background with ID: b1."}]}},{"type":"assistant","parentUuid":"u3","isSidechain":false,"sessionId":"s1","uuid":"u4","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"Running."}],"stop_reason":"end_turn"}}], {"type":"user","parentUuid":"u4","isSidechain":false,"sessionId":"s1","uuid":"u5","message":{"role":"user","content":"<task-notification>\n<task-id>b1</task-id>\n<tool-use-id>toolu_1</tool-use-id>\n<status>completed</status>\n<summary>Background command completed (exit code 0)</summary>\n</task-notification>"}}, [{"type":"turn.completed","payload":{"state":"completed","stopReason":"end_turn"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed","output":"Background command completed (exit code 0)"}},{"type":"turn.started","ids":["thread","turn"]}]);
   });
-  it("user-prompt #1 (mappings/claude-transcript.yaml:453)", () => {
+  it("user-prompt #1 (mappings/claude-transcript.yaml:474)", () => {
     check([], {"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","cwd":"/w","version":"2.1.62","uuid":"u1","message":{"role":"user","content":"Hi"}}, [{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s1"}},{"type":"session.configured","payload":{"config":{"cwd":"/w","claudeCodeVersion":"2.1.62"}}},{"type":"turn.started","ids":["thread","turn"]},{"type":"item.started","payload":{"itemType":"user_message","title":"Hi"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("a slash command's prompt line is the command as typed (mappings/claude-transcript.yaml:460)", () => {
+  it("a slash command's prompt line is the command as typed (mappings/claude-transcript.yaml:481)", () => {
     check([], {"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"<command-name>/compact</command-name>\n            <command-message>compact</command-message>\n            <command-args>keep the plan</command-args>"}}, [{"type":"thread.started"},{"type":"session.configured"},{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","title":"/compact keep the plan"}},{"type":"item.completed","payload":{"itemType":"user_message","text":"/compact keep the plan"}}]);
   });
-  it("user-prompt #3 (mappings/claude-transcript.yaml:469)", () => {
+  it("user-prompt #3 (mappings/claude-transcript.yaml:490)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"user","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"role":"user","content":"Again"}}, [{"type":"turn.completed","payload":{"state":"completed"}},{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","title":"Again"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("a background subagent's own file (after its parent's turn ended) nests under the Agent tool call and closes its turn (mappings/claude-transcript.yaml:490)", () => {
+  it("a background subagent's own file (after its parent's turn ended) nests under the Agent tool call and closes its turn (mappings/claude-transcript.yaml:511)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","version":"2.1.333","message":{"role":"user","content":"Ask an agent."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Agent","input":{"description":"List","prompt":"List the files"}}],"stop_reason":"tool_use"}},{"type":"user","parentUuid":"u2","isSidechain":false,"sessionId":"s1","uuid":"u3","toolUseResult":{"isAsync":true,"status":"async_launched","agentId":"a1"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Async agent launched"}]}},{"type":"assistant","parentUuid":"u3","isSidechain":false,"sessionId":"s1","uuid":"u4","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"Started."}],"stop_reason":"end_turn"}},{"type":"user","parentUuid":null,"isSidechain":true,"agentId":"a1","sessionId":"s1","uuid":"u5","message":{"role":"user","content":"List the files"}}], {"type":"assistant","parentUuid":"u5","isSidechain":true,"agentId":"a1","sessionId":"s1","uuid":"u6","message":{"id":"m3","role":"assistant","content":[{"type":"text","text":"a.txt"}],"stop_reason":"end_turn"}}, [{"type":"item.started","ids":["parent"],"payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"a.txt"}},{"type":"item.completed","ids":["parent"],"payload":{"itemType":"assistant_message","text":"a.txt"}},{"type":"turn.completed","payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("assistant-sidechain #1 (mappings/claude-transcript.yaml:512)", () => {
+  it("assistant-sidechain #1 (mappings/claude-transcript.yaml:533)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Search."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"prompt":"Search the web"}}]}}], {"type":"assistant","parentUuid":"u3","isSidechain":true,"sessionId":"s1","uuid":"u4","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"WebSearch","input":{"query":"q"}}]}}, [{"type":"item.started","ids":["item","parent"],"payload":{"itemType":"web_search"}}]);
   });
-  it("assistant-api-error #1 (mappings/claude-transcript.yaml:527)", () => {
+  it("assistant-api-error #1 (mappings/claude-transcript.yaml:548)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","isApiErrorMessage":true,"error":"rate_limit","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"API Error: Rate limit reached"}],"stop_reason":"stop_sequence"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"API Error: Rate limit reached"}},{"type":"item.completed","payload":{"itemType":"assistant_message","detail":"rate_limit"}},{"type":"turn.completed","payload":{"state":"failed","errorMessage":"API Error: Rate limit reached"}},{"type":"runtime.error","payload":{"message":"API Error: Rate limit reached","detail":{"error":"rate_limit"}}}]);
   });
-  it("assistant-task-tool-use #1 (mappings/claude-transcript.yaml:546)", () => {
+  it("assistant-task-tool-use #1 (mappings/claude-transcript.yaml:567)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Search."}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"description":"Search","prompt":"Search the web"}}]}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"collab_agent_tool_call"}}]);
   });
-  it("assistant-end-turn #1 (mappings/claude-transcript.yaml:564)", () => {
+  it("assistant-end-turn #1 (mappings/claude-transcript.yaml:589)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Hello."}],"stop_reason":"end_turn"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Hello."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"Hello."}}}]);
   });
-  it("the thinking line of a final response (Claude Code 2.1.3xx names the stop reason on each block line) leaves the turn open for its text (mappings/claude-transcript.yaml:570)", () => {
+  it("a whole response in one line (thinking, then text) ends its turn (here at the next prompt) (mappings/claude-transcript.yaml:595)", () => {
+    check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"Greet back.","signature":"c2ln"},{"type":"text","text":"Hello."}],"stop_reason":"end_turn"}}], {"type":"user","parentUuid":"u2","isSidechain":false,"sessionId":"s1","uuid":"u3","message":{"role":"user","content":"Again"}}, [{"type":"turn.completed","payload":{"state":"completed","stopReason":"end_turn"}},{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
+  });
+  it("the thinking line of a final response (Claude Code 2.1.3xx names the stop reason on each block line) leaves the turn open for its text (mappings/claude-transcript.yaml:605)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"Greet back.","signature":"c2ln"}],"stop_reason":"end_turn"}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Greet back."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-block #1 (mappings/claude-transcript.yaml:586)", () => {
+  it("assistant-block #1 (mappings/claude-transcript.yaml:621)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"Greet back.","signature":"c2ln"}],"stop_reason":null}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Greet back."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-block #2 (mappings/claude-transcript.yaml:592)", () => {
+  it("assistant-block #2 (mappings/claude-transcript.yaml:627)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"List."}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use"}}, [{"type":"item.started","payload":{"itemType":"command_execution","title":"ls"}}]);
   });
-  it("summary #1 (mappings/claude-transcript.yaml:609)", () => {
+  it("summary #1 (mappings/claude-transcript.yaml:644)", () => {
     check([], {"type":"summary","summary":"Greeting","leafUuid":"u0"}, [{"type":"thread.metadata.updated","payload":{"name":"Greeting","metadata":{"summary":"Greeting","leafUuid":"u0"}}}]);
   });
-  it("system-compact-boundary #1 (mappings/claude-transcript.yaml:625)", () => {
+  it("system-compact-boundary #1 (mappings/claude-transcript.yaml:660)", () => {
     check([], {"type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":150000},"sessionId":"s1","uuid":"u1"}, [{"type":"thread.state.changed","payload":{"state":"compacted","detail":{"trigger":"auto"}}}]);
   });
-  it("system-api-error #1 (mappings/claude-transcript.yaml:643)", () => {
+  it("system-api-error #1 (mappings/claude-transcript.yaml:678)", () => {
     check([], {"type":"system","subtype":"api_error","level":"error","error":{"message":"529 overloaded","status":529,"formatted":"529 overloaded"},"retryInMs":0,"retryAttempt":1,"maxRetries":2,"sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"the model call failed (529 overloaded); retrying, attempt 1 of 2","detail":{"retry":true}}}]);
   });
-  it("system-local-command #1 (mappings/claude-transcript.yaml:661)", () => {
+  it("system-local-command #1 (mappings/claude-transcript.yaml:696)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"<command-name>/clear</command-name>"}}], {"type":"system","subtype":"local_command","content":"<local-command-stdout></local-command-stdout>","level":"info","commandRun":{"command":"clear","args":""},"sessionId":"s1","uuid":"u2"}, [{"type":"turn.completed","payload":{"state":"completed","stopReason":"local_command"}}]);
   });
-  it("a command's output is an assistant message, as in the live stream (mappings/claude-transcript.yaml:665)", () => {
+  it("a command's output is an assistant message, as in the live stream (mappings/claude-transcript.yaml:700)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"<command-name>/context</command-name>"}}], {"type":"system","subtype":"local_command","content":"<local-command-stdout>## Context Usage</local-command-stdout>","level":"info","sessionId":"s1","uuid":"u2"}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"## Context Usage"}},{"type":"item.completed","payload":{"itemType":"assistant_message","text":"## Context Usage"}},{"type":"turn.completed","payload":{"state":"completed","stopReason":"local_command"}}]);
   });
-  it("system-model-refusal #1 (mappings/claude-transcript.yaml:688)", () => {
+  it("system-model-refusal #1 (mappings/claude-transcript.yaml:723)", () => {
     check([], {"type":"system","subtype":"model_refusal_no_fallback","content":"","level":"warning","originalModel":"m1","requestId":"req_1","sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"m1 refused to answer"}}]);
   });
-  it("system-stop-hook-summary #1 (mappings/claude-transcript.yaml:714)", () => {
+  it("system-stop-hook-summary #1 (mappings/claude-transcript.yaml:749)", () => {
     check([], {"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[{"command":"sh stop.sh"}],"hookErrors":["Say that the checks passed."],"preventedContinuation":false,"sessionId":"s1","uuid":"u1"}, [{"type":"hook.completed","payload":{"hookId":"u1","outcome":"error","output":"Say that the checks passed."}}]);
   });
-  it("system-stop-hook-summary #2 (mappings/claude-transcript.yaml:717)", () => {
+  it("system-stop-hook-summary #2 (mappings/claude-transcript.yaml:752)", () => {
     check([], {"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[],"hookErrors":[],"sessionId":"s1","uuid":"u2"}, [{"type":"hook.completed","payload":{"hookId":"u2","outcome":"success"}}]);
   });
-  it("system-prompt-blocked #1 (mappings/claude-transcript.yaml:752)", () => {
+  it("system-prompt-blocked #1 (mappings/claude-transcript.yaml:788)", () => {
     check([], {"type":"system","subtype":"informational","content":"UserPromptSubmit operation blocked by hook:\nNo secrets.\n\nOriginal prompt: Print the token.","level":"warning","promptSubmitEnding":{"ending":{"kind":"blocked_by_hook","reason":"No secrets."},"promptKept":false},"sessionId":"s1","uuid":"u1","version":"2.1.333"}, [{"type":"thread.started"},{"type":"session.configured"},{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","title":"Print the token."}},{"type":"item.completed","payload":{"itemType":"user_message"}},{"type":"runtime.warning","payload":{"message":"UserPromptSubmit operation blocked by hook:\nNo secrets.\n\nOriginal prompt: Print the token."}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("system-other #1 (mappings/claude-transcript.yaml:774)", () => {
+  it("system-other #1 (mappings/claude-transcript.yaml:810)", () => {
     check([], {"type":"system","subtype":"informational","content":"Retrying","level":"warning","sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"Retrying","detail":{"subtype":"informational"}}}]);
   });
-  it("attachment-hook-blocking-error #1 (mappings/claude-transcript.yaml:794)", () => {
+  it("attachment-hook-blocking-error #1 (mappings/claude-transcript.yaml:830)", () => {
     check([], {"type":"attachment","parentUuid":"u1","isSidechain":false,"uuid":"u2","sessionId":"s1","attachment":{"type":"hook_blocking_error","hookName":"Stop","hookEvent":"Stop","toolUseID":"h1","blockingError":{"blockingError":"Say that the checks passed.","command":"sh stop.sh"}}}, [{"type":"hook.completed","payload":{"hookId":"h1","outcome":"error","output":"Say that the checks passed."}}]);
   });
-  it("attachment-max-turns-reached #1 (mappings/claude-transcript.yaml:807)", () => {
+  it("attachment-max-turns-reached #1 (mappings/claude-transcript.yaml:843)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"List."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use"}},{"type":"user","parentUuid":"u2","isSidechain":false,"sessionId":"s1","uuid":"u3","toolUseResult":{"stdout":"a.txt"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt"}]}}], {"type":"attachment","parentUuid":"u3","isSidechain":false,"uuid":"u4","sessionId":"s1","attachment":{"type":"max_turns_reached"}}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"error_max_turns"}},{"type":"runtime.error","payload":{"class":"provider_error","message":"error_max_turns"}}]);
   });
-  it("mode #1 (mappings/claude-transcript.yaml:828)", () => {
+  it("mode #1 (mappings/claude-transcript.yaml:864)", () => {
     check([], {"type":"mode","mode":"plan","sessionId":"s1"}, [{"type":"session.configured","payload":{"mode":"plan"}}]);
   });
 });

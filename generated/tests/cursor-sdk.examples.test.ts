@@ -127,40 +127,46 @@ describe("cursor-sdk: table examples (mappings/cursor-sdk.yaml)", () => {
   it("a step that wrote no text (mappings/cursor-sdk.yaml:887)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"step-completed","stepId":1,"stepDurationMs":300}, []);
   });
-  it("update-shell-output #1 (mappings/cursor-sdk.yaml:915)", () => {
+  it("update-shell-output #1 (mappings/cursor-sdk.yaml:923)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"tool-call-started","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"ls"}}}], {"type":"shell-output-delta","event":{"case":"stdout","value":{"data":"a.txt\n"}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"a.txt\n"}}]);
   });
-  it("update-summary-started #1 (mappings/cursor-sdk.yaml:940)", () => {
+  it("an event serialized with stdout / stderr fields (not the SDK's case/value) (mappings/cursor-sdk.yaml:929)", () => {
+    check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"tool-call-started","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"make"}}}], {"type":"shell-output-delta","event":{"stdout":"built\n","stderr":"warning: x\n"}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"built\n"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"warning: x\n"}}]);
+  });
+  it("a JSON-serialized event: {stderr: {data}} (mappings/cursor-sdk.yaml:937)", () => {
+    check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"tool-call-started","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"make"}}}], {"type":"shell-output-delta","event":{"stderr":{"data":"no rule\n"}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"no rule\n"}}]);
+  });
+  it("update-summary-started #1 (mappings/cursor-sdk.yaml:963)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"summary-started"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"context_compaction","status":"inProgress"}}]);
   });
-  it("update-summary #1 (mappings/cursor-sdk.yaml:970)", () => {
+  it("update-summary #1 (mappings/cursor-sdk.yaml:993)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"summary-started"}], {"type":"summary","summary":"Summarized the conversation so far"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"context_compaction","text":"Summarized the conversation so far"}},{"type":"tool.summary","payload":{"summary":"Summarized the conversation so far"}}]);
   });
-  it("update-summary-completed #1 (mappings/cursor-sdk.yaml:993)", () => {
+  it("update-summary-completed #1 (mappings/cursor-sdk.yaml:1016)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"summary-started"}], {"type":"summary-completed"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"context_compaction","status":"completed"}}]);
   });
-  it("update-turn-ended-in-run #1 (mappings/cursor-sdk.yaml:1017)", () => {
+  it("update-turn-ended-in-run #1 (mappings/cursor-sdk.yaml:1040)", () => {
     check([{"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"},{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"turn-ended","usage":{"inputTokens":10,"outputTokens":5,"cacheReadTokens":2,"cacheWriteTokens":0}}, [{"type":"thread.token-usage.updated","ids":["thread"],"payload":{"tokenUsage":{"inputTokens":10,"outputTokens":5,"cachedInputTokens":2}}}]);
   });
-  it("update-turn-ended #1 (mappings/cursor-sdk.yaml:1044)", () => {
+  it("update-turn-ended #1 (mappings/cursor-sdk.yaml:1067)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"text-delta","text":"Hello"}], {"type":"turn-ended","usage":{"inputTokens":10,"outputTokens":5,"cacheReadTokens":2,"cacheWriteTokens":0}}, [{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"thread.token-usage.updated","payload":{"tokenUsage":{"inputTokens":10,"outputTokens":5,"cachedInputTokens":2}}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}}]);
   });
-  it("conversation-agent-turn-prompt #1 (mappings/cursor-sdk.yaml:1073)", () => {
+  it("conversation-agent-turn-prompt #1 (mappings/cursor-sdk.yaml:1096)", () => {
     check([], {"type":"agentConversationTurn","turn":{"userMessage":{"text":"Say hi"},"steps":[{"type":"assistantMessage","message":{"text":"Hi!"}}]}}, [{"type":"turn.started","payload":{}},{"type":"item.completed","payload":{"itemType":"user_message","text":"Say hi"}},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Hi!"}},{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("conversation-agent-turn #1 (mappings/cursor-sdk.yaml:1095)", () => {
+  it("conversation-agent-turn #1 (mappings/cursor-sdk.yaml:1118)", () => {
     check([], {"type":"agentConversationTurn","turn":{"steps":[{"type":"thinkingMessage","message":{"text":"Hmm","thinkingDurationMs":40}}]}}, [{"type":"turn.started","payload":{}},{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Hmm"}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("conversation-shell-turn #1 (mappings/cursor-sdk.yaml:1123)", () => {
+  it("conversation-shell-turn #1 (mappings/cursor-sdk.yaml:1146)", () => {
     check([], {"type":"shellConversationTurn","turn":{"shellCommand":{"command":"git status","workingDirectory":"/w"},"shellOutput":{"stdout":"clean\n","stderr":"","exitCode":0}}}, [{"type":"turn.started","payload":{}},{"type":"item.started","payload":{"itemType":"command_execution","command":"git status"}},{"type":"content.delta","payload":{"streamKind":"command_output","delta":"clean\n"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed","command":"git status","cwd":"/w","exitCode":0,"output":"clean\n"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("conversation-step-text #1 (mappings/cursor-sdk.yaml:1140)", () => {
+  it("conversation-step-text #1 (mappings/cursor-sdk.yaml:1163)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"assistantMessage","message":{"text":"Hello"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"Hello"}}]);
   });
-  it("conversation-step-thinking #1 (mappings/cursor-sdk.yaml:1156)", () => {
+  it("conversation-step-thinking #1 (mappings/cursor-sdk.yaml:1179)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"thinkingMessage","message":{"text":"Plan","thinkingDurationMs":30}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Plan"}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed","data":{"thinkingDurationMs":30}}}]);
   });
-  it("conversation-step-tool-call #1 (mappings/cursor-sdk.yaml:1180)", () => {
+  it("conversation-step-tool-call #1 (mappings/cursor-sdk.yaml:1203)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"toolCall","message":{"type":"read","args":{"path":"/w/a.py"},"result":{"status":"success","value":{"fileSize":3,"content":"x=1","totalLines":1}}}}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call","toolName":"read"}},{"type":"item.completed","payload":{"itemType":"dynamic_tool_call","status":"completed","toolName":"read"}}]);
   });
 });

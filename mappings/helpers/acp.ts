@@ -60,6 +60,20 @@ export function acpFiles(content: unknown): FileChange[] | undefined {
   return out.length ? out : undefined;
 }
 
+/**
+ * The files an ACP tool call's `locations` (`[{path, line?}]`) name, for a file_change whose content carries no diff
+ * (an edit that failed, or one announced before its diff): each path, the change its ToolKind says (`delete`,
+ * `move` — the second location is where it moves —, else `update`), no diff. Undefined without a located path.
+ */
+export function acpLocationFiles(locations: unknown, kind: unknown): FileChange[] | undefined {
+  if (!Array.isArray(locations)) return undefined;
+  const paths = locations.map((l) => (l && typeof l === "object" && typeof (l as any).path === "string" && (l as any).path !== "" ? ((l as any).path as string) : undefined)).filter((p): p is string => p !== undefined);
+  if (!paths.length) return undefined;
+  if (kind === "move") return [{ path: paths[0], change: "move", ...(paths[1] !== undefined ? { movePath: paths[1] } : {}) }];
+  const change = kind === "delete" ? "delete" : "update";
+  return [...new Set(paths)].map((path) => ({ path, change }));
+}
+
 /** The terminal an ACP tool call's content embeds (`{type: "terminal", terminalId}`): its output lives with the client. */
 export function acpTerminalId(content: unknown): string | undefined {
   if (!Array.isArray(content)) return undefined;

@@ -18,6 +18,22 @@ export function when<T>(a: unknown, b: unknown, v: T): T | undefined {
   return a === b ? v : undefined;
 }
 
+/** The value `v` unless a flag is set: undefined when any `flags` value is neither null nor undefined. */
+export function unless<T>(v: T, ...flags: unknown[]): T | undefined {
+  return flags.some((f) => f !== undefined && f !== null) ? undefined : v;
+}
+
+/**
+ * A context-window reading: `used` tokens of a `size`-token window (canonical ContextUsage), when `used` is a
+ * non-negative integer (a size that is not one is left out); undefined otherwise.
+ */
+export function contextUsage(used: unknown, size: unknown): { usedTokens: number; windowTokens?: number } | undefined {
+  const u = num(used);
+  if (u === undefined || !Number.isInteger(u) || u < 0) return undefined;
+  const w = num(size);
+  return w !== undefined && Number.isInteger(w) && w >= 0 ? { usedTokens: u, windowTokens: w } : { usedTokens: u };
+}
+
 /** A field of a tool input object (`input[key]` for the first key it has as a string); undefined otherwise. */
 export function inputString(input: unknown, ...keys: unknown[]): string | undefined {
   if (!input || typeof input !== "object" || Array.isArray(input)) return undefined;

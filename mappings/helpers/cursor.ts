@@ -149,3 +149,40 @@ export function cursorSdkToolContent(name: unknown, args: unknown, result: unkno
   const diff = (result as any)?.status === "success" ? (result as any).value?.diffString : undefined;
   return typeof diff === "string" && diff !== "" && name === "edit" ? (v as FileChange[]).map((f) => ({ ...f, diff })) : v;
 }
+
+/** The output streams of a running shell command. */
+const SHELL_STREAMS = ["stdout", "stderr"] as const;
+
+/**
+ * What a Cursor SDK `shell-output-delta` update says (its `event`, and the update itself when at hand), whichever
+ * shape carries it: the event's `case` (the SDK's `{case, value}`), else the one key of a JSON-serialized event
+ * (`{stdout: {data}}`, `{exit: {code}}`, …); `output` when it carries output fields — the event's or the update's own
+ * `stdout` / `stderr` — another way (several, or as plain text). Undefined when it says nothing recognizable.
+ */
+export function cursorShellCase(event: unknown, update?: unknown): string | undefined {
+  const u = update && typeof update === "object" ? (update as Record<string, unknown>) : {};
+  const ev = event && typeof event === "object" && !Array.isArray(event) ? (event as Record<string, unknown>) : undefined;
+  if (ev && typeof ev.case === "string") return ev.case;
+  const keys = ev ? Object.keys(ev) : [];
+  const outputs = SHELL_STREAMS.filter((k) => (ev && k in ev) || k in u);
+  if (outputs.length === 1 && keys.length <= 1 && !(outputs[0] in u)) return outputs[0];
+  if (outputs.length) return "output";
+  return keys.length === 1 ? keys[0] : undefined;
+}
+
+/**
+ * The text a Cursor SDK `shell-output-delta` update carries for one stream (`stdout` / `stderr`), in any of its
+ * shapes: `{event: {case, value: {data}}}`, `{event: {stdout: {data}}}`, `{event: {stdout: "…"}}` or the update's own
+ * `stdout` field. Undefined when it carries none (or only an empty text).
+ */
+export function cursorShellOutput(update: unknown, stream: unknown): string | undefined {
+  if (!update || typeof update !== "object" || (stream !== "stdout" && stream !== "stderr")) return undefined;
+  const u = update as Record<string, unknown>;
+  const ev = u.event && typeof u.event === "object" ? (u.event as Record<string, unknown>) : {};
+  const text = (x: unknown): string | undefined => {
+    const t = typeof x === "string" ? x : x && typeof x === "object" && typeof (x as any).data === "string" ? (x as any).data : undefined;
+    return t === "" ? undefined : t;
+  };
+  if (typeof ev.case === "string") return ev.case === stream ? text(ev.value) : undefined;
+  return text(ev[stream]) ?? text(u[stream]);
+}

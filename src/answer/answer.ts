@@ -22,7 +22,15 @@ export type PermissionDecision = "allow_once" | "allow_always" | "reject_once" |
 
 /** What the host answers: a permission decision, or the answers to a user-input request (or its cancellation). */
 export type RequestReply =
-  | { decision: PermissionDecision; /** why (a refusal), for providers that pass it on */ message?: string; /** Claude: the input to run with */ updatedInput?: Record<string, unknown> }
+  | {
+      decision: PermissionDecision;
+      /** why (a refusal), for providers that pass it on */ message?: string;
+      /** Claude: the input to run with */ updatedInput?: Record<string, unknown>;
+      /** Who decided: a person (`user`, the default) or the host on its own — a mode, a policy, a rule — with nobody
+       *  asked (`host`). Providers that record it say so (Claude Code 2.1.337 and later: decisionClassification
+       *  `config`; older CLIs do not know that value). */
+      decidedBy?: "user" | "host";
+    }
   /** The answers to a user-input request: an object or a list, as the request's surface takes them (answerRequest checks). */
   | { decision: "answered"; answers: unknown }
   | { decision: "cancelled" }

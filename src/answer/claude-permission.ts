@@ -6,8 +6,8 @@ export type ClaudePermissionResult =
   | { behavior: "allow"; updatedInput: Record<string, unknown>; updatedPermissions?: unknown[]; toolUseID?: string; decisionClassification?: ClaudeDecisionClassification }
   | { behavior: "deny"; message: string; interrupt?: boolean; toolUseID?: string; decisionClassification?: ClaudeDecisionClassification };
 
-/** SDK 0.3: how the user decided — once, for good, or a refusal. */
-export type ClaudeDecisionClassification = "user_temporary" | "user_permanent" | "user_reject";
+/** SDK 0.3: who decided and how — the user once, for good, or a refusal; (SDK 0.3.337) `config`: the host on its own, nobody asked. */
+export type ClaudeDecisionClassification = "user_temporary" | "user_permanent" | "user_reject" | "config";
 
 /** SDK 0.3: the answer to an MCP server's elicitation (onElicitation, or the wire's `elicitation` control request). */
 export type ClaudeElicitationResult = { action: "accept"; content?: unknown } | { action: "decline" } | { action: "cancel" };
@@ -27,6 +27,9 @@ export interface CanonicalPermissionDecision {
   toolUseID?: string;
   /** SDK 0.3: say how the user decided (`decisionClassification`: user_temporary, user_permanent, user_reject). */
   classify?: boolean;
+  /** With `classify`: `host` when no person decided (a mode, a policy, a rule): `decisionClassification: config`
+   *  (Claude Code 2.1.337 and later). Default `user`. */
+  decidedBy?: "user" | "host";
 }
 
 const ALLOW = new Set(["allow", "allow_once", "allow_always", "accept", "acceptForSession", "approved", "approved_for_session"]);
@@ -36,7 +39,7 @@ export function toClaudePermissionResult(d: CanonicalPermissionDecision): Claude
   const id = d.toolUseID ? { toolUseID: d.toolUseID } : {};
   if (ALLOW.has(d.decision)) {
     const always = d.decision === "allow_always" || d.decision === "acceptForSession" || d.decision === "approved_for_session";
-    const how = d.classify ? { decisionClassification: (always ? "user_permanent" : "user_temporary") as ClaudeDecisionClassification } : {};
+    const how = d.classify ? { decisionClassification: (d.decidedBy === "host" ? "config" : always ? "user_permanent" : "user_temporary") as ClaudeDecisionClassification } : {};
     return { behavior: "allow", updatedInput: d.input, ...(always && d.updatedPermissions ? { updatedPermissions: d.updatedPermissions } : {}), ...id, ...how };
   }
   return {
@@ -44,6 +47,6 @@ export function toClaudePermissionResult(d: CanonicalPermissionDecision): Claude
     message: d.message ?? "The user declined this tool use.",
     ...(INTERRUPT.has(d.decision) ? { interrupt: true } : {}),
     ...id,
-    ...(d.classify ? { decisionClassification: "user_reject" as const } : {}),
+    ...(d.classify ? { decisionClassification: d.decidedBy === "host" ? ("config" as const) : ("user_reject" as const) } : {}),
   };
 }

@@ -84,6 +84,8 @@ export interface RecordMeta {
 
 export interface CaptureWriter {
   readonly captureId: string;
+  /** The writer's redactor (undefined when redaction is off): capturingNormalizer redacts streamed text with it. */
+  readonly redactor?: Redactor;
   /** Build (and redact) the next record. */
   record(stage: CaptureStage, eventType: string, payload: unknown, meta?: RecordMeta): CaptureEnvelope;
   /** The same as one NDJSON line (with the newline). */
@@ -154,6 +156,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
   };
   return {
     captureId,
+    redactor,
     record,
     line: (stage, eventType, payload, meta) => serializeRecord(record(stage, eventType, payload, meta)) + "\n",
   };

@@ -25,10 +25,13 @@
  * `__proto__`: output objects get their keys with defineProperty, so a payload key "__proto__" stays data.
  */
 
-export type RedactionKind =
-  | "api_key" | "bearer" | "jwt" | "private_key" | "assignment" | "secret_field" | "auth_payload" | "env"
-  | "home_path" | "project_path" | "tmp_path" | "known_secret" | "truncated"
-  | "header" | "url_credentials" | "netrc" | "pgpass";
+import {
+  dirPattern, HOME_NAME, IS_MARK, isPersonalName, isSecretKey, MARK, scrubText, Txt,
+  type RedactionKind, type TextState, type Tok,
+} from "./redact-text.js";
+
+export { isSecretKey, looksRandom } from "./redact-text.js";
+export type { RedactionKind, Tok } from "./redact-text.js";
 
 /** One redaction: where (a JSON Pointer into the capture envelope) and what kind; never the secret itself. */
 export interface Redaction {
@@ -39,12 +42,14 @@ export interface Redaction {
 }
 
 export interface RedactOptions {
-  /** The user's home directory (→ `<HOME>`). */
+  /** The user's home directory (→ `<HOME>`; a /home/NAME or /Users/NAME home also makes NAME a known login name). */
   home?: string;
   /** The project / working directory (→ `<PROJECT>`). */
   project?: string;
   /** The temp directory (→ `<TMP>`). */
   tmp?: string;
+  /** The user's login name(s) (→ `<USER>` wherever they appear as a word; common account names are ignored). */
+  user?: string | string[];
   /** Strings longer than this are cut (default 65536 characters). */
   maxString?: number;
   /** Objects/arrays nested deeper than this are replaced by "<TRUNCATED:depth>" (default 256; no stack overflow). */
@@ -56,94 +61,28 @@ export interface RedactOptions {
 export interface Redactor {
   /** Redact a value; `base` is the JSON Pointer the value sits at (e.g. "/payload"). */
   redact(value: unknown, base?: string): { value: unknown; redactions: Redaction[] };
+  /**
+   * Redact streamed text with a map: the text rules only (no JSON parsing, no cut), and for every output token the
+   * input span it stands for (src/capture/stream-redact.ts splits it back over the deltas the text came in).
+   */
+  redactTracked(text: string): { text: string; tokens: Tok[]; kinds: RedactionKind[] };
+  /** Learn login names from home paths anywhere in a value, without redacting (sanitize reads a capture first). */
+  learnNames(value: unknown): void;
 }
 
-const MARK = (kind: RedactionKind) => `<REDACTED:${kind}>`;
-/** Strings that are already a marker are left alone (sanitizing a capture twice changes nothing). */
-const IS_MARK = /^<(REDACTED:[a-z_]+|HOME|PROJECT|TMP)>$/;
-
-const SHAPES: [RedactionKind, RegExp][] = [
-  ["private_key", /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g],
-  ["jwt", /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g],
-  ["bearer", /\b(?:Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi],
-  ["api_key", /\bsk-ant-[A-Za-z0-9_-]{8,}/g],
-  ["api_key", /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}/g],
-  ["api_key", /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}/g],
-  ["api_key", /\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b/g],
-  ["api_key", /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g],
-  ["api_key", /\bgithub_pat_[A-Za-z0-9_]{20,}/g],
-  ["api_key", /\bglpat-[A-Za-z0-9_-]{16,}/g],
-  ["api_key", /\bxox[abprsoe]-[A-Za-z0-9-]{10,}/g],
-  ["api_key", /\bAIza[0-9A-Za-z_-]{30,}/g],
-  ["api_key", /\bhf_[A-Za-z0-9]{30,}/g],
-  ["api_key", /\bnpm_[A-Za-z0-9]{30,}/g],
-  ["api_key", /\bgsk_[A-Za-z0-9]{30,}/g],
-  ["api_key", /\bxai-[A-Za-z0-9]{30,}/g],
-];
-/** A superset of what SHAPES can match, tested first (one scan instead of sixteen for plain strings). */
-const SHAPE_HINT = /sk-|[srp]k_|AKIA|ASIA|AGPA|AIDA|AROA|gh[pousr]_|github_pat_|glpat-|xox|AIza|hf_|npm_|gsk_|xai-|eyJ|bearer|basic|token|PRIVATE KEY/i;
-/**
- * Free-text secrets. Values end at a line end, a quote or a backslash (the start of an escape: the text may be JSON
- * inside a string, where a newline is the two characters `\n`).
- */
-const HEADER = /\b((?:Set-)?Cookie|(?:Proxy-)?Authorization|X-Api-Key|Api-Key|X-Auth-Token|X-Amz-Security-Token|Private-Token)(["']?\s*:\s*["']?)(?!\s|<REDACTED:)([^\r\n\\]+)/gi;
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@"'<>\\]*):(?!<REDACTED:)([^\s/@"'<>\\]+)@/gi;
-const NETRC = /\b((?:machine\s+[^\s"'\\]+|default)(?:\s+(?:login|account)\s+[^\s"'\\]+)*\s+password\s+)(?!<REDACTED:)([^\s"'\\]+)/g;
-const NETRC_LINE = /((?:^|\n|\\n)[+ -]?[ \t]*password[ \t]+)(?!<REDACTED:)([^\s"'\\]+)/g;
-const PGPASS = /((?:^|\n|\\n)[+ -]?[^\s:"'\\]+:(?:\d+|\*):[^\s:"'\\]+:[^\s:"'\\]+:)(?!<REDACTED:)([^\s"'\\]+)(?=$|\r|\n|\\[rn])/g;
-const FREE_TEXT: [RedactionKind, RegExp, number][] = [["header", HEADER, 3], ["url_credentials", URL_CREDENTIALS, 3], ["netrc", NETRC, 2], ["netrc", NETRC_LINE, 2], ["pgpass", PGPASS, 2]];
-/** A superset of what FREE_TEXT can match. */
-const FREE_HINT = /cookie|authori[sz]ation|api-key|auth-token|security-token|private-token|:\/\/|password|:(?:\d+|\*):/i;
 /** A JSON document inside a string, or a legacy marker line `[MARKER] {json}`. */
 const NESTED_JSON = /^(?:(\[[A-Z_]+\] )["{[]|[{[])/;
 const MAX_NESTED_JSON = 4 * 1024 * 1024;
-/** A superset of what ASSIGNMENT can match. */
-const ASSIGNMENT_HINT = /(?:token|secret|passw|key|credential|auth)[\s\S]*[=:]/i;
-/** `OPENAI_API_KEY=value`, `password: value`, `"client_secret":"value"` inside free text: the value goes. */
-const ASSIGNMENT = /\b([A-Za-z0-9_.-]{0,40}(?:token|secret|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth)[A-Za-z0-9_.-]{0,40})(["']?\s*[=:]\s*["']?)([^\s"'&,;}\\]{3,})/gi;
-
-/** Words (camelCase, snake_case, kebab-case split, lower-cased) that mark a key's string values as secret. */
-const SECRET_WORDS = new Set([
-  "token", "tokens", "secret", "secrets", "key", "keys", "apikey", "password", "passwd", "passphrase", "pwd",
-  "authorization", "cookie", "cookies", "credential", "credentials", "jwt", "bearer", "otp", "sid", "session_token",
-]);
-/** Keys that hold metadata about secrets, not secrets: a token *count*, a key's *source*, *type* or *name*. */
-const META_LAST = new Set(["source", "type", "types", "name", "names", "count", "limit", "limits", "usage", "mode", "kind", "length", "present", "set", "configured", "status", "required", "expires", "expiry", "expiration", "hint", "helper", "url", "uri", "path", "file", "env"]);
-const META_FIRST = new Set(["max", "min", "num", "total", "input", "output", "cached", "reasoning", "cache", "context"]);
 const ENV_KEYS = /^(?:env|environment|env_?vars?|environment_?variables?)$/i;
 const AUTH_METHOD = /(?:^|[/._-])(?:auth|login|logout|token|tokens|credential|credentials|oauth)(?:$|[/._-])|Auth|Token|Login|Credential/;
+/** A command that prints the login name: its output (a lone word next to it) is the name. */
+const WHOAMI_COMMAND = /^(?:(?:\/usr)?\/bin\/)?(?:(?:ba|z|fi)?sh\s+-l?c\s+["']?)?(?:whoami|id\s+-un|logname|echo\s+"?\$\{?(?:USER|LOGNAME)\}?"?)["']?\s*$/;
 
 /** A bare `key` / `keys` field holding a kebab-case name (`stop-hook-error`: lower-case words joined by hyphens) names
  *  something, it is not a credential; any other value under such a key is still treated as one. */
 const KEBAB_NAME = /^[a-z]{3,}(?:-[a-z]{3,})+$/;
 function isNameUnderBareKey(key: string, value: unknown): boolean {
   return typeof value === "string" && (key === "key" || key === "keys") && KEBAB_NAME.test(value);
-}
-
-function words(key: string): string[] {
-  return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-}
-
-const keyVerdicts = new Map<string, boolean>();
-
-/** Whether a key's string values are secrets (by its words). Cached: keys repeat. */
-export function isSecretKey(key: string): boolean {
-  let v = keyVerdicts.get(key);
-  if (v === undefined) {
-    v = secretKeyWords(key);
-    if (keyVerdicts.size >= 8192) keyVerdicts.clear();
-    keyVerdicts.set(key, v);
-  }
-  return v;
-}
-
-function secretKeyWords(key: string): boolean {
-  const w = words(key);
-  if (w.length > 1 && (META_LAST.has(w[w.length - 1]) || META_FIRST.has(w[0]))) return false;
-  if (w.length === 1 && w[0] === "tokenizer") return false;
-  if (w.some((x) => SECRET_WORDS.has(x))) return true;
-  const joined = w.join("");
-  return /apikey|accesskey|privatekey|secretkey|clientsecret|refreshtoken|accesstoken|idtoken|sessionkey|setcookie/.test(joined);
 }
 
 function escapePointer(k: string): string {
@@ -158,7 +97,11 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+const JWK_PRIVATE = new Set(["d", "p", "q", "dp", "dq", "qi", "k"]);
 const MAX_KNOWN = 4096;
+const MEMO_MAX = 8192;
+const MEMO_MAX_LENGTH = 2048;
+const MAX_NAMES = 64;
 
 export function createRedactor(options: RedactOptions = {}): Redactor {
   const maxString = options.maxString ?? 65536;
@@ -166,26 +109,82 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   // Longest first: the project usually lives under home, tmp sometimes too.
   const candidates: [string | undefined, string, RedactionKind][] = [[options.project, "<PROJECT>", "project_path"], [options.tmp, "<TMP>", "tmp_path"], [options.home, "<HOME>", "home_path"]];
   const dirs = candidates
-    .filter((d): d is [string, string, RedactionKind] => typeof d[0] === "string" && d[0].length > 1)
+    .filter((d): d is [string, string, RedactionKind] => typeof d[0] === "string" && d[0].replace(/[/\\]+$/, "").length > 1)
     .map(([dir, mark, kind]) => [dir.replace(/[/\\]+$/, ""), mark, kind] as const)
     .sort((a, b) => b[0].length - a[0].length)
-    .map(([dir, mark, kind]) => ({ dir, re: new RegExp(`${escapeRe(dir)}(?=$|[/\\\\"'\\s:;,)\\]}])`, "g"), mark, kind }));
-  // (after a letter only when it is an escape: `\n/home/x` inside JSON text)
-  const genericHome = /(?:(?<![A-Za-z0-9_.~-])|(?<=\\[nrt]))(?:\/home\/|\/Users\/|[A-Za-z]:\\{1,2}Users\\{1,2})(?!<)[^/\\\s"'`:;,)\]}]+/g;
+    .map(([dir, mark, kind]) => ({ re: dirPattern(dir), mark, kind, needle: dir.split(/[/\\]+/).filter(Boolean).pop() ?? dir }));
   /** Secrets removed by name, scrubbed wherever they reappear. Insertion-ordered, bounded. */
   const known = new Map<string, RedactionKind>();
   let knownRe: RegExp | undefined;
+  /** Text results by string, while nothing new is known (strings repeat: ids, types, paths). */
+  const memo = new Map<string, { s: string; kinds: RedactionKind[] }>();
+  /** Bumped whenever something new is known (the memo is then cleared). */
+  let version = 0;
   const learn = (s: string, kind: RedactionKind) => {
-    if (s.length < 8 || IS_MARK.test(s) || known.has(s)) return;
+    if (s.length < 8 || IS_MARK.test(s) || s.includes("<REDACTED:") || known.has(s)) return;
     if (known.size >= MAX_KNOWN) known.delete(known.keys().next().value!);
     known.set(s, kind);
     knownRe = undefined;
+    memo.clear();
+    version++;
   };
   for (const s of options.secrets ?? []) if (s) { known.set(s, "known_secret"); }
+  /** The user's login names: given, or learned from home paths / USER= / whoami output / ls -l owners. */
+  const names = new Set<string>();
+  let namesRe: RegExp | undefined;
+  const learnName = (n: string) => {
+    const k = n.toLowerCase();
+    if (names.has(k) || names.size >= MAX_NAMES || !isPersonalName(n)) return;
+    names.add(k);
+    namesRe = undefined;
+    memo.clear();
+    version++;
+  };
+  for (const u of typeof options.user === "string" ? [options.user] : options.user ?? []) learnName(u);
+  const homeName = /^(?:\/home\/|\/Users\/|[A-Za-z]:\\Users\\)([^/\\]+)$/.exec(options.home?.replace(/[/\\]+$/, "") ?? "");
+  if (homeName) learnName(homeName[1]);
   /** JSON-RPC ids of auth calls whose response is still to come. */
   const authCalls = new Set<string>();
+  let depth = 0;
+  const state: TextState = {
+    knownRe: () => (known.size ? (knownRe ??= new RegExp([...known.keys()].sort((a, b) => b.length - a.length).map(escapeRe).join("|"), "g")) : undefined),
+    knownKind: (s) => known.get(s) ?? "known_secret",
+    learn,
+    namesRe: () => (names.size ? (namesRe ??= new RegExp(`(?<![A-Za-z0-9_])(?<!<REDACTED:)(?:${[...names].sort((a, b) => b.length - a.length).map(escapeRe).join("|")})(?![A-Za-z0-9_])`, "gi")) : undefined),
+    learnName,
+    dirs,
+    depth: 0,
+    scrubInner: (s) => {
+      depth++;
+      state.depth = depth;
+      try {
+        const t = new Txt(s);
+        scrubText(t, state);
+        return t.s;
+      } finally {
+        depth--;
+        state.depth = depth;
+      }
+    },
+  };
+  /** Login names in home paths anywhere in a value (no redaction). */
+  const learnNamesIn = (v: unknown, d: number) => {
+    if (typeof v === "string") {
+      if (!/home|Users/.test(v)) return;
+      const re = new RegExp(HOME_NAME.source, "g");
+      for (let m = re.exec(v); m; m = re.exec(v)) learnName(m[1]);
+    } else if (v && typeof v === "object" && d < 64) {
+      for (const k of Object.keys(v)) { learnNamesIn(k, d + 1); learnNamesIn((v as Record<string, unknown>)[k], d + 1); }
+    }
+  };
 
   return {
+    learnNames: (v) => learnNamesIn(v, 0),
+    redactTracked(text) {
+      const t = new Txt(text, true);
+      scrubText(t, state);
+      return { text: t.s, tokens: t.toks!, kinds: [...t.kinds] };
+    },
     redact(value, base = "") {
       let redactions: Redaction[] = [];
       let nesting = 0;
@@ -206,8 +205,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       };
       /** Scrub one string; the kinds found go to `path` (for an object key: the path under the scrubbed key). */
       const scrub = (s: string): { s: string; kinds: Set<RedactionKind>; length?: number } => {
-        const kinds = new Set<RedactionKind>();
-        if (IS_MARK.test(s)) return { s, kinds };
+        if (IS_MARK.test(s)) return { s, kinds: new Set() };
         if (s.length <= MAX_NESTED_JSON && nesting < 8) {
           const m = NESTED_JSON.exec(s);
           if (m) {
@@ -216,6 +214,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
             let ok = true;
             try { parsed = JSON.parse(s.slice(prefix.length)); } catch { ok = false; }
             if (ok && parsed !== null && (typeof parsed === "object" || (prefix && typeof parsed === "string"))) {
+              const kinds = new Set<RedactionKind>();
               const inner: Redaction[] = [];
               const saved = redactions;
               redactions = inner;
@@ -224,7 +223,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
               try { v = walk(parsed, "", ""); } finally { nesting--; redactions = saved; }
               for (const r of inner) kinds.add(r.kind);
               if (inner.length) s = prefix + JSON.stringify(v);
-              // the text between the JSON values is nothing: done (the shapes below ran inside)
+              // the text between the JSON values is nothing: done (the text rules ran inside)
               if (s.length > maxString) {
                 const length = s.length;
                 return { s: `${s.slice(0, maxString)}…<TRUNCATED:${length}>`, kinds, length };
@@ -233,56 +232,23 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
             }
           }
         }
-        if (known.size) {
-          knownRe ??= new RegExp([...known.keys()].sort((a, b) => b.length - a.length).map(escapeRe).join("|"), "g");
-          knownRe.lastIndex = 0;
-          s = s.replace(knownRe, (m) => { kinds.add("known_secret"); return MARK(known.get(m) ?? "known_secret"); });
+        if (s.length <= MEMO_MAX_LENGTH) {
+          const hit = memo.get(s);
+          if (hit) return { s: hit.s, kinds: new Set(hit.kinds) };
         }
-        // Each group of patterns runs only when a cheap test says it could match (most strings are plain).
-        if (SHAPE_HINT.test(s)) {
-          for (const [kind, re] of SHAPES) {
-            re.lastIndex = 0;
-            if (re.test(s)) { re.lastIndex = 0; s = s.replace(re, () => { kinds.add(kind); return MARK(kind); }); }
-          }
+        const t = new Txt(s);
+        const v0 = version;
+        scrubText(t, state);
+        if (t.s.length > maxString) {
+          const length = t.s.length;
+          return { s: `${t.s.slice(0, maxString)}…<TRUNCATED:${length}>`, kinds: t.kinds, length };
         }
-        if (FREE_HINT.test(s)) {
-          for (const [kind, re, group] of FREE_TEXT) {
-            re.lastIndex = 0;
-            if (!re.test(s)) continue;
-            re.lastIndex = 0;
-            s = s.replace(re, (...m: string[]) => {
-              kinds.add(kind);
-              learn(m[group], kind);
-              if (kind === "url_credentials") return `${m[1]}${m[2]}:${MARK(kind)}@`;
-              let out = "";
-              for (let g = 1; g < group; g++) out += m[g];
-              return out + MARK(kind);
-            });
-          }
+        // (not when this string taught something new: the memo was just cleared for it)
+        if (s.length <= MEMO_MAX_LENGTH && v0 === version) {
+          if (memo.size >= MEMO_MAX) memo.clear();
+          memo.set(s, { s: t.s, kinds: [...t.kinds] });
         }
-        if (ASSIGNMENT_HINT.test(s)) {
-          ASSIGNMENT.lastIndex = 0;
-          s = s.replace(ASSIGNMENT, (whole, name: string, sep: string, val: string) => {
-            if (val.startsWith("<REDACTED:") || !isSecretKey(name) || (/^\d+$/.test(val) && val.length < 6)) return whole;
-            kinds.add("assignment");
-            learn(val, "assignment");
-            return `${name}${sep}${MARK("assignment")}`;
-          });
-        }
-        for (const d of dirs) {
-          if (!s.includes(d.dir)) continue;
-          d.re.lastIndex = 0;
-          if (d.re.test(s)) { d.re.lastIndex = 0; s = s.replace(d.re, () => { kinds.add(d.kind); return d.mark; }); }
-        }
-        if (s.includes("/home/") || s.includes("/Users/") || s.includes("Users\\")) {
-          genericHome.lastIndex = 0;
-          if (genericHome.test(s)) { genericHome.lastIndex = 0; s = s.replace(genericHome, () => { kinds.add("home_path"); return "<HOME>"; }); }
-        }
-        if (s.length > maxString) {
-          const length = s.length;
-          return { s: `${s.slice(0, maxString)}…<TRUNCATED:${length}>`, kinds, length };
-        }
-        return { s, kinds };
+        return { s: t.s, kinds: t.kinds };
       };
       const str = (s: string, path: string): string => {
         const r = scrub(s);
@@ -347,6 +313,14 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
         return walk(v, path, "");
       };
 
+      /** The login name printed by a whoami-like command next to it (`{command: "whoami", output: "alice\n"}`). */
+      const whoamiOutputs = (o: Record<string, unknown>) => {
+        const vals = Object.keys(o).map((k) => o[k]);
+        const isCmd = (x: unknown) => (typeof x === "string" && WHOAMI_COMMAND.test(x.trim())) || (Array.isArray(x) && x.length > 0 && x.every((y) => typeof y === "string") && WHOAMI_COMMAND.test(x.slice(-1)[0].trim()) && x.length <= 3);
+        if (!vals.some(isCmd)) return;
+        for (const x of vals) if (typeof x === "string" && /^\s*[a-z_][a-z0-9._-]{2,31}\s*$/.test(x) && !WHOAMI_COMMAND.test(x.trim())) learnName(x.trim());
+      };
+
       const walk = (v: unknown, path: string, key: string): unknown => {
         if (tooDeep(v, path)) return "<TRUNCATED:depth>";
         if (typeof v === "string") return str(v, path);
@@ -362,6 +336,11 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
           authResult = true;
         }
         const authRequest = typeof o.method === "string" && AUTH_METHOD.test(o.method);
+        // A Kubernetes Secret (kubectl get secret -o json): every value under data / stringData.
+        const k8sSecret = o.kind === "Secret" && (typeof o.data === "object" || typeof o.stringData === "object");
+        // A JSON Web Key: its private members (RSA d p q dp dq qi, EC/OKP d, symmetric k)
+        const jwk = typeof o.kty === "string" && /^(?:RSA|EC|OKP|oct)$/.test(o.kty);
+        whoamiOutputs(o);
         const out: Record<string, unknown> = {};
         for (const k of Object.keys(o)) {
           const rk = keyOf(k, path);
@@ -369,6 +348,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
           const x = o[k];
           let y: unknown;
           if ((authRequest && k === "params") || (authResult && k === "result")) y = wipe(x, p, "auth_payload");
+          else if (k8sSecret && (k === "data" || k === "stringData") && x !== null && typeof x === "object") y = wipe(x, p, "k8s_secret");
+          else if (jwk && typeof x === "string" && JWK_PRIVATE.has(k)) y = wipe(x, p, "jwk");
           else if (isSecretKey(k) && !isNameUnderBareKey(k, x) && (typeof x === "string" || (x !== null && typeof x === "object"))) y = wipeStrings(x, p);
           else if (ENV_KEYS.test(k)) y = env(x, p);
           else y = walk(x, p, k);

@@ -19,6 +19,7 @@ import { capture, CAPTURE_USAGE } from "./commands/capture.js";
 import { replay, REPLAY_USAGE } from "./commands/replay.js";
 import { verify, VERIFY_USAGE } from "./commands/verify.js";
 import { bridge, BRIDGE_USAGE } from "./commands/bridge.js";
+import { sessions, SESSIONS_USAGE } from "./commands/sessions.js";
 import { CliError, handleSignals, parseArgs, printHelp, reason, UsageError, warn, write } from "./commands/util.js";
 
 interface Command {
@@ -31,9 +32,10 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize [FILE|-] [--from SURFACE] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
   render: { synopsis: "render [--from SURFACE] [FILE|-] [options]", summary: "the accumulated transcript (turns, text, tools, permissions, plans, diffs) of a stream", run: render },
-  view: { synopsis: "view [--from SURFACE] FILE [-o out.html]", summary: "a self-contained HTML viewer (transcript, timeline, native messages)", run: view },
+  view: { synopsis: "view [--from SURFACE] FILE [-o out.html] [--max-mb N] [--turns N]", summary: "a self-contained HTML viewer (transcript, timeline, native messages); a large stream: its last turns", run: view },
   project: { synopsis: "project [--from SURFACE] [FILE|-] [--format chat-event|legacy]", summary: "chat_event records (or the bridge's marker lines) of a stream", run: project },
   verify: { synopsis: "verify [FILE|-] [--from SURFACE] [--json]", summary: "check a canonical NDJSON stream against the grammar (exit 1 on a violation)", run: verify },
+  sessions: { synopsis: "sessions [--cwd DIR] [--agent A] [--json] | sessions show|render|view ID", summary: "the sessions agents stored on this machine (Codex, Claude Code, opencode, Gemini CLI); one as events, transcript or page", run: sessions },
   bridge: { synopsis: "bridge --agent codex|opencode|claude|cursor [--cwd DIR] [options]", summary: "run an agent live for a host in another language: JSON commands in, [CHAT_EVENT] / [BRIDGE] lines out", run: bridge },
   capture: { synopsis: "capture sanitize|check|convert FILE", summary: "capture logs: validate, sanitize into replay fixtures, convert recordings", run: capture },
   replay: { synopsis: "replay FIXTURE [--update]", summary: "replay a fixture (native_in → normalizer, or normalized_out → accumulator) and diff", run: replay },
@@ -91,6 +93,8 @@ ${VIEW_USAGE}
 ${PROJECT_USAGE}
 
 ${VERIFY_USAGE}
+
+${SESSIONS_USAGE}
 
 ${BRIDGE_USAGE}
 

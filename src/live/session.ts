@@ -12,10 +12,13 @@ import { openSync, writeSync, closeSync } from "node:fs";
 import { createNormalizer, type CanonicalEvent, type Normalizer } from "../normalize/normalizer.js";
 import type { HostEvent } from "../normalize/engine.js";
 import { createCaptureWriter } from "../capture/capture.js";
+import { machineRedactOptions } from "../capture/machine.js";
 import { capturingNormalizer, type CapturingNormalizer } from "../capture/replay.js";
 import { answerRequest, type RequestReply } from "../answer/answer.js";
 import { InvalidOptionError } from "../errors.js";
 import { EventQueue } from "./queue.js";
+import { storedSessionIds } from "../normalize/ids.js";
+import { storeOfLiveAgent } from "../sessions/stores.js";
 import { describeExit, findOnPath, type ExitInfo } from "./process.js";
 import { LiveError, LIVE_ERROR_CODES } from "./errors.js";
 import type { ConnectOptions, Driver, LiveAgent, DriverFactory, DriverHost, Frame, LiveSession, PromptInput, PromptResult, RequestRef, ResolvedOptions } from "./types.js";
@@ -46,7 +49,10 @@ export class Session implements LiveSession {
   private lastExit: ExitInfo | undefined;
 
   constructor(private readonly factory: DriverFactory, private readonly o: ResolvedOptions) {
-    this.normalizer = createNormalizer({ surface: factory.surface, ids: o.ids });
+    // a resumed session is the stored session (agentnorm/sessions): the same canonical session and thread ids
+    const store = o.resume !== undefined && typeof factory.agent === "string" ? storeOfLiveAgent(factory.agent) : undefined;
+    const ids = o.ids ?? (store ? storedSessionIds(store, o.resume!) : undefined);
+    this.normalizer = createNormalizer({ surface: factory.surface, ids, ...(o.sequenceAfter !== undefined ? { sequenceAfter: o.sequenceAfter } : {}) });
     this.events = new EventQueue<CanonicalEvent>({
       highWater: o.highWater,
       onHigh: () => this.driver?.pause(),
@@ -54,7 +60,8 @@ export class Session implements LiveSession {
     });
     this.closed = new Promise((r) => (this.closedResolve = r));
     if (o.capture !== undefined) {
-      const writer = createCaptureWriter({ provider: factory.provider, source: factory.surface });
+      // redaction knows this machine: the home, the project (cwd), the temp dir and the login name
+      const writer = createCaptureWriter({ provider: factory.provider, source: factory.surface, redact: machineRedactOptions(o.cwd) });
       this.capture = capturingNormalizer(this.normalizer, writer, { surface: factory.surface });
       if (typeof o.capture === "string") {
         const fd = openSync(o.capture, "w");
@@ -64,16 +71,11 @@ export class Session implements LiveSession {
         const sink = o.capture;
         this.captureWrite = (s) => sink.write(s);
       }
-      this.hostLines = (events) => {
-        let s = "";
-        for (const e of events) s += writer.line("normalized_out", e.type, e, { sessionId: e.sessionId, turnId: e.turnId ?? null });
-        return s;
-      };
+
     }
     o.signal?.addEventListener("abort", () => void this.close(), { once: true });
   }
 
-  private hostLines: ((events: CanonicalEvent[]) => string) | undefined;
 
   get agent() { return this.factory.agent; }
   get surface() { return this.factory.surface; }
@@ -138,8 +140,13 @@ export class Session implements LiveSession {
   }
 
   private emitHost(h: HostEvent): CanonicalEvent[] {
-    const events = this.normalizer.hostEvent(h);
-    if (this.hostLines) this.writeCapture(this.hostLines(events));
+    let events: CanonicalEvent[];
+    // through the capture (in order with the messages' lines still held for redaction), or straight
+    if (this.capture && this.state !== "closed") {
+      const r = this.capture.host(h);
+      events = r.events;
+      this.writeCapture(r.lines);
+    } else events = this.normalizer.hostEvent(h);
     this.deliver(events);
     return events;
   }

@@ -62,8 +62,17 @@ export interface ConnectOptions {
    * Claude Code: its `--permission-mode` ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", …).
    */
   permissionMode?: string;
-  /** Continue this provider session (Codex thread id, opencode session id, Claude Code session id) instead of starting one. */
+  /**
+   * Continue this provider session (Codex thread id, opencode session id, Claude Code session id) instead of starting
+   * one. The session's canonical ids are then the stored session's (agentnorm/sessions: its session id and its first
+   * thread's, derived from the agent's store and this id), the ones openSession gives its history — unless `ids` says.
+   */
   resume?: string;
+  /**
+   * The first event's sequence is this + 1 (default 0): give the last sequence of the history you applied (openSession
+   * of the same session), so the accumulator sees the resumed session's events continue that history.
+   */
+  sequenceAfter?: number;
   timeouts?: LiveTimeouts;
   /** "on-demand": after the agent crashed, the next prompt() starts it again and resumes the session. Default "never". */
   restart?: "on-demand" | "never";

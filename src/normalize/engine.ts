@@ -5,6 +5,7 @@
  * generated/grammar.gen.ts); envelope.ts builds the canonical envelope; entities.ts and vars.ts hold the state.
  * Memory is bounded by what is open, not by history. Uses no Node APIs, so it runs in a browser or webview too.
  */
+import { MAX_NESTING, textNestsDeeper, valueNestsDeeper } from "./nesting.js";
 import type { RuntimeSessionId } from "../../generated/canonical.gen.js";
 import type { SurfaceName } from "../../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
@@ -20,7 +21,7 @@ import { emitRuntime } from "./scope.js";
 import type { CanonicalEvent, Counters, Direction, NormalizerState, NormalizerStats } from "./state.js";
 import { Sessions, type Partition } from "./sessions.js";
 import { selectPinned } from "./versions.js";
-import { UnknownSurfaceError } from "../errors.js";
+import { InvalidOptionError, UnknownSurfaceError } from "../errors.js";
 
 export type { CanonicalEvent, Direction, NormalizerStats } from "./state.js";
 export { IMPLICIT_START, LATE } from "./scope.js";
@@ -42,6 +43,12 @@ export interface NormalizerOptions {
    * what the stream says (claude-sdk: `claude_code_version` of system/init), else the table's newest pinned version.
    */
   upstreamVersion?: string;
+  /**
+   * The first event's sequence is this + 1 (default 0): a stream that continues canonical events the host already
+   * holds — a stored session's history (agentnorm/sessions' openSession), then the live session resuming it
+   * (agentnorm/live's connect({ resume, sequenceAfter })) — so the accumulator sees one growing sequence.
+   */
+  sequenceAfter?: number;
 }
 
 export interface PushOptions {
@@ -83,44 +90,9 @@ export interface HostEvent {
   rule?: string;
 }
 
-/** Deepest nesting of a provider message the runtime maps (deeper: a validation_error; its events could not be serialized). */
-export const MAX_NESTING = 1000;
-
-/** Does this JSON text nest deeper than `max`? (A scan that skips strings; no parsing.) */
-function textNestsDeeper(text: string, max: number): boolean {
-  // Fewer than `max` brackets in all can't nest deeper (native indexOf: most lines never reach the scan below).
-  let brackets = 0;
-  for (let i = text.indexOf("{"); i !== -1 && brackets <= max; i = text.indexOf("{", i + 1)) brackets++;
-  for (let i = text.indexOf("["); i !== -1 && brackets <= max; i = text.indexOf("[", i + 1)) brackets++;
-  if (brackets <= max) return false;
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped char
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) { if (++depth > max) return true; }
-    else if (c === 125 || c === 93) depth--;
-  }
-  return false;
-}
-
-/** Does this value nest deeper than `max`? (Iterative: no recursion, so no stack to blow.) */
-function valueNestsDeeper(root: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[root, 0]];
-  let seen = 0;
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
-    if (d >= max) return true;
-    if (++seen > 1_000_000) return false; // huge but shallow enough so far: let the mapping decide
-    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push([v[i], d + 1]);
-    else for (const k in v) stack.push([(v as Record<string, unknown>)[k], d + 1]);
-  }
-  return false;
-}
+export { MAX_NESTING };
+/** Nodes the normalizer's depth check looks at before it lets a huge but so-far-shallow message through to the mapping. */
+const NESTING_BUDGET = 1_000_000;
 
 /**
  * A normalizer over the tables given (`surfaces`: the tables by name that `options.surface` and dispatch steps may
@@ -129,7 +101,10 @@ function valueNestsDeeper(root: unknown, max: number): boolean {
 export function createNormalizerWith(options: NormalizerOptions, surfaces: Readonly<Record<string, SurfaceTable>>): Normalizer {
   const table = typeof options.surface === "string" ? (Object.hasOwn(surfaces, options.surface) ? surfaces[options.surface] : undefined) : options.surface;
   if (!table) throw new UnknownSurfaceError(String(options.surface), Object.keys(surfaces));
-  const envelope = new Envelope({ clock: options.clock ?? Date.now, ids: options.ids ?? randomIds(), checkIds: options.ids !== undefined, includeRaw: options.includeRaw !== false });
+  if (options.sequenceAfter !== undefined && !(Number.isSafeInteger(options.sequenceAfter) && options.sequenceAfter >= 0)) {
+    throw new InvalidOptionError("sequenceAfter", `sequenceAfter must be an integer ≥ 0, got ${JSON.stringify(options.sequenceAfter)}`);
+  }
+  const envelope = new Envelope({ clock: options.clock ?? Date.now, ids: options.ids ?? randomIds(), checkIds: options.ids !== undefined, includeRaw: options.includeRaw !== false, sequenceAfter: options.sequenceAfter });
   const sessionId = envelope.sessionId;
   const compiledTables = new Map<SurfaceTable, Compiled>();
   const compiled = (t: SurfaceTable): Compiled => {
@@ -192,7 +167,7 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
     push(message, opts) {
       const out: CanonicalEvent[] = [];
       stats.messages++;
-      if (!depthChecked && message !== null && typeof message === "object" && valueNestsDeeper(message, MAX_NESTING)) {
+      if (!depthChecked && message !== null && typeof message === "object" && valueNestsDeeper(message, MAX_NESTING, NESTING_BUDGET)) {
         stats.invalid++;
         stats.outcomes.malformed++;
         emitRuntime(rt, { out, type: "runtime.error", payload: { message: `message nests deeper than ${MAX_NESTING} levels: not mapped`, class: "validation_error", detail: { maxNesting: MAX_NESTING } }, raw: null });

@@ -14,6 +14,9 @@ export interface Entity {
   life: number;
   /** Lifecycle bits of the openings the runtime synthesized (the provider's own opening, when it comes, is not new). */
   implied?: number;
+  /** A thread the runtime started for a turn that named none (no provider id yet): the first thread the provider
+   *  opens in the session is this one (scope.ts adopt). */
+  adoptable?: boolean;
   /** content.delta text delivered so far, per "<streamKind>:<index>". */
   delivered?: Map<string, string[]>;
   /** Items: the turn they were opened in (for closeOpen); set with inTurn(). */

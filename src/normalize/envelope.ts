@@ -24,6 +24,8 @@ export interface EnvelopeOptions {
   /** The ids come from the host's factory: each is checked (the built-in factories make valid ids). */
   checkIds?: boolean;
   includeRaw: boolean;
+  /** The sequence before the first event's (default 0). */
+  sequenceAfter?: number;
 }
 
 /** What may follow an id's prefix (the canonical id patterns). */
@@ -47,7 +49,7 @@ export interface EnvelopeInput {
 export class Envelope {
   /** The canonical session of the events built now: the normalizer's own, or the session being mapped (sessions.ts). */
   sessionId: RuntimeSessionId;
-  private sequence = 0;
+  private sequence: number;
   private lastT?: number;
   private lastIso = "";
   /** The message pushLine is pushing, and its source text (raw.payload keeps the provider's own bytes). */
@@ -60,6 +62,7 @@ export class Envelope {
   private clockReported = false;
 
   constructor(private readonly o: EnvelopeOptions) {
+    this.sequence = o.sequenceAfter ?? 0;
     this.sessionId = this.mint("RuntimeSessionId") as RuntimeSessionId;
   }
 

@@ -7,7 +7,7 @@ import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
 import { ROLE_KIND } from "../../generated/grammar.gen.js";
 import { PAYLOAD_VALIDATORS, validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
 import type { Compiled } from "./dispatch.js";
-import { inTurn, type Entity } from "./entities.js";
+import { inTurn, type Entity, type EntityTable } from "./entities.js";
 import { FRESH, STALE, WAS_OPEN } from "./envelope.js";
 import { article, EVENT_LIFE, ITEM_END, NEEDS, ROLE_ENDED } from "./lifecycle.js";
 import type { CanonicalEvent, NormalizerState } from "./state.js";
@@ -96,6 +96,7 @@ export class Scope implements RowContext {
     const pid = String(providerId);
     const key = role === "request" ? `${space ?? "server"}:${pid}` : scope === "turn" ? `${this.ids.turn?.id ?? ""}|${pid}` : pid;
     let e = t.find(key);
+    if (!e && op === "open" && t.lastOpened?.adoptable) e = adopt(t, t.lastOpened, pid, key);
     if (e && op === "open" && role === "request" && !e.open) {
       // JSON-RPC ids are unique only while pending: a new request reusing an answered id is a new request.
       t.recent.delete(key);
@@ -208,7 +209,8 @@ export class Scope implements RowContext {
         try { this.emit(type, payload, rule); } finally { this.ids = saved; }
         return;
       }
-      const we = w?.implicit ? this.ids[w.role] : undefined;
+      let we = w?.implicit ? this.ids[w.role] : undefined;
+      if (!we && w?.implicit && !background) we = this.threadless(w.role);
       if (we && !(we.life & w!.began)) {
         // The entity it belongs to never began (a turn in a thread that never started): it starts first.
         const ids = this.ids;
@@ -274,6 +276,26 @@ export class Scope implements RowContext {
       if (life.phase === "opens") e.life |= life.began;
       else if (life.phase === "ends") e.life |= life.ended;
     }
+  }
+
+  /**
+   * An entity opening in none of the entity it belongs to (a turn naming no thread: Claude's host sends the first
+   * prompt before system/init says the session): it belongs to the current one, or — when the session has none yet — to
+   * one the runtime starts now, with no provider id; the first one the provider opens later is that one (adopt), so
+   * the thread starts before its first turn, always.
+   */
+  private threadless(role: Role): Entity {
+    const t = this.rt.entities[role];
+    const cur = t.lastOpened;
+    let e: Entity;
+    if (cur?.open) e = cur;
+    else {
+      e = { id: this.rt.envelope.mint(ROLE_KIND[role]), open: true, state: {}, life: 0, adoptable: true };
+      t.lastOpened = e;
+    }
+    this.ids[role] = e;
+    this.flags[role] = WAS_OPEN;
+    return e;
   }
 
   /** A runtime.warning about this row's message. */
@@ -417,6 +439,20 @@ export class Scope implements RowContext {
     // Messages that waited for a variable this row set go through the rows again, in arrival order.
     if (this.released) for (const h of this.released) this.rt.dispatch(h.message, { out: at.out, depth: 0, ct: h.ct, raw: h.raw, skipInput: true, line: h.line, meta: h.meta });
   }
+}
+
+/**
+ * The provider opens its first entity of a role while the runtime's own stands in for it (`threadless`): the provider
+ * id becomes that entity's, and the provider's opening event — its start was already emitted — is counted, not
+ * repeated (IMPLIED_LATER).
+ */
+function adopt(t: EntityTable, e: Entity, pid: string, key: string): Entity {
+  delete e.adoptable;
+  e.providerId = pid;
+  e.key = key;
+  if (e.open) t.live.set(key, e);
+  else t.remember(key, e);
+  return e;
 }
 
 export interface RuntimeEventOptions {

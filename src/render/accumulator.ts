@@ -134,7 +134,9 @@ export interface TaskBlock extends BlockBase {
 }
 /** Canonical token counts (the `tokenUsage` of the usage events). */
 export interface TokenUsage { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number; totalTokens?: number; contextWindow?: number }
-export interface UsageBlock extends BlockBase { kind: "usage"; usage: unknown; tokens?: TokenUsage; updates: number }
+/** A context-window reading (the `context` of the usage events): tokens in the context now, of the window's size. */
+export interface ContextUsage { usedTokens: number; windowTokens?: number }
+export interface UsageBlock extends BlockBase { kind: "usage"; usage: unknown; tokens?: TokenUsage; context?: ContextUsage; updates: number }
 export interface ModeBlock extends BlockBase { kind: "mode"; mode?: string; model?: string; config: Record<string, unknown> }
 export interface StatusBlock extends BlockBase {
   kind: "status";
@@ -202,6 +204,8 @@ export interface Session {
   usage?: unknown;
   /** Its canonical token counts, when the provider reports counts. */
   tokens?: TokenUsage;
+  /** The latest context-window reading, when the provider reports one. */
+  context?: ContextUsage;
   /** Session-level steps: records outside any turn (status, warnings, mode, usage before a turn…). */
   steps: Step[];
   turns: Turn[];
@@ -442,6 +446,7 @@ interface SessionState {
   config: Record<string, unknown>;
   usage?: unknown;
   tokens?: TokenUsage;
+  context?: ContextUsage;
   steps: StepState[];
   turns: TurnState[];
   turnIndex: Map<string, TurnState>;
@@ -977,6 +982,7 @@ function sessionOf(s: SessionState, step: (x: StepState) => Step, turn: (x: Turn
   if (s.state !== undefined) out.state = s.state;
   if (s.usage !== undefined) out.usage = s.usage;
   if (s.tokens !== undefined) out.tokens = s.tokens;
+  if (s.context !== undefined) out.context = s.context;
   return out;
 }
 
@@ -1272,10 +1278,11 @@ const noBlock = () => undefined;
 
 const usageFields = () => ({ updates: 0 });
 
-function usageBlock(S: State, c: Ctx, usage: unknown, tokens: TokenUsage | undefined) {
+function usageBlock(S: State, c: Ctx, usage: unknown, tokens: TokenUsage | undefined, context: ContextUsage | undefined) {
   const t = S.turnOf(c, !!c.turnId);
   c.session.usage = usage;
   if (tokens !== undefined) c.session.tokens = tokens;
+  if (context !== undefined) c.session.context = context;
   if (t) t.fields.usage = usage;
   if (t && tokens !== undefined) t.fields.tokens = tokens;
   const step = t ? S.syntheticStep(c, `${t.turnId}:usage`) : S.syntheticStep(c, `${c.session.sessionId}:usage`, false);
@@ -1283,6 +1290,7 @@ function usageBlock(S: State, c: Ctx, usage: unknown, tokens: TokenUsage | undef
   const b = S.block(c, step, step.stepId, "usage", usageFields);
   b.fields.usage = usage;
   if (tokens !== undefined) b.fields.tokens = tokens;
+  if (context !== undefined) b.fields.context = context;
   b.fields.updates = (b.fields.updates as number) + 1;
 }
 
@@ -1318,7 +1326,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "thread.started": noBlock,
   "thread.state.changed": noBlock,
   "thread.metadata.updated": noBlock,
-  "thread.token-usage.updated": (S, c) => usageBlock(S, c, c.p.usage, c.p.tokenUsage),
+  "thread.token-usage.updated": (S, c) => usageBlock(S, c, c.p.usage, c.p.tokenUsage, c.p.context),
   "thread.realtime.started": noBlock,
   "thread.realtime.item-added": noBlock,
   "thread.realtime.audio.delta": noBlock,

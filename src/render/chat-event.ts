@@ -69,6 +69,8 @@ export interface ChatEvent {
   usage?: unknown;
   /** kind usage: the canonical token counts, when the provider reports counts. */
   tokens?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number; totalTokens?: number; contextWindow?: number };
+  /** kind usage: the canonical context-window reading (tokens in the context, of the window's size), when the provider reports one. */
+  context?: { usedTokens: number; windowTokens?: number };
   mode?: ChatEventMode;
   status?: ChatEventStatus;
   providerRefs?: ProviderRefs;
@@ -244,7 +246,7 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
   "thread.started": none,
   "thread.state.changed": none,
   "thread.metadata.updated": none,
-  "thread.token-usage.updated": (x) => x.out.push({ ...ids(x), stepId: undefined, blockId: `${x.turnId ?? x.e.sessionId}:usage`, phase: "updated", kind: "usage", usage: x.p.usage, ...(x.p.tokenUsage !== undefined ? { tokens: x.p.tokenUsage } : {}) }),
+  "thread.token-usage.updated": (x) => x.out.push({ ...ids(x), stepId: undefined, blockId: `${x.turnId ?? x.e.sessionId}:usage`, phase: "updated", kind: "usage", usage: x.p.usage, ...(x.p.tokenUsage !== undefined ? { tokens: x.p.tokenUsage } : {}), ...(x.p.context !== undefined ? { context: x.p.context } : {}) }),
   "thread.realtime.started": none,
   "thread.realtime.item-added": none,
   "thread.realtime.audio.delta": none,

@@ -3,10 +3,15 @@
  * their lifecycle status, terminal output, diffs, permissions and questions, plans and todos, tasks, usage, mode and
  * status lines. Pure (no Node APIs); colour is an option (ANSI SGR), decided by the caller.
  * Every text from the stream is escaped first (src/render/terminal-safe.ts): control characters in agent text, tool
- * output or ids are shown (\e, \r, \x07…), never obeyed; with colour on, the SGR colour codes of tool output are kept.
+ * output or ids are shown (\e, \r, \x07…, and invisible characters as \u200b…), never obeyed; with colour on, the SGR
+ * colour / bold / dim / italic / underline codes of tool output are kept (no other SGR). Lines longer than `width` are
+ * cut with a marker.
  */
-import type { AccumulatorSnapshot, Block, Step, TokenUsage, Turn } from "./accumulator.js";
-import { escapeTerminalDeep } from "./terminal-safe.js";
+import type { AccumulatorSnapshot, Block, ContextUsage, Step, TokenUsage, Turn } from "./accumulator.js";
+import { cutLine, escapeTerminalDeep } from "./terminal-safe.js";
+
+/** Default `width`: characters per output line before it is cut (a paragraph of prose fits; a minified file does not). */
+export const DEFAULT_RENDER_WIDTH = 1000;
 
 export interface RenderTextOptions {
   /** ANSI colours (default false). */
@@ -19,6 +24,11 @@ export interface RenderTextOptions {
   problems?: boolean;
   /** With colour: keep SGR colour sequences found in the stream's text (default true); false escapes them too. */
   keepSgr?: boolean;
+  /**
+   * Characters per output line (code points, after escaping; colour codes do not count): a longer line is cut and
+   * ends with `… (+N chars)` (default DEFAULT_RENDER_WIDTH, 1000).
+   */
+  width?: number;
 }
 
 type Paint = (s: string) => string;
@@ -123,7 +133,7 @@ export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: Rende
         if (b.summary) body(b.summary, st.dim);
         return;
       case "usage":
-        line(st.dim(`usage: ${b.tokens ? tokensText(b.tokens) : usageText(b.usage)}`));
+        line(st.dim(`usage: ${[b.tokens ? tokensText(b.tokens) : undefined, b.context ? contextText(b.context) : undefined].filter((x) => x !== undefined).join("; ") || usageText(b.usage)}`));
         return;
       case "mode":
         line(st.dim(`mode: ${[b.mode, b.model && `model ${b.model}`].filter(Boolean).join(", ")}`));
@@ -160,7 +170,10 @@ export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: Rende
     for (const p of snap.problems.slice(0, 20)) out.push(st.dim(`  #${p.sequence ?? "?"} ${p.kind}: ${p.message}`));
     if (snap.problems.length > 20) out.push(st.dim(`  … ${snap.problems.length - 20} more`));
   }
-  return out.length ? out.join("\n") + "\n" : "";
+  if (!out.length) return "";
+  const width = options.width ?? DEFAULT_RENDER_WIDTH;
+  // an entry may hold several lines (a plan step, a permission's choices): each is cut on its own
+  return out.map((l) => (l.length > width ? l.split("\n").map((x) => cutLine(x, width)).join("\n") : l)).join("\n") + "\n";
 }
 
 function prefixed(prefix: string, text: string): string[] {
@@ -205,6 +218,12 @@ function answerText(a: unknown): string {
 function tokensText(t: TokenUsage): string {
   const parts: [string, number | undefined][] = [["input", t.inputTokens], ["cached", t.cachedInputTokens], ["cache write", t.cacheWriteTokens], ["output", t.outputTokens], ["reasoning", t.reasoningTokens], ["total", t.totalTokens], ["context window", t.contextWindow]];
   return parts.filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${v}`).join(", ");
+}
+
+/** A context-window reading as text: "context 1114 of 258400 tokens (0.4%)". */
+function contextText(c: ContextUsage): string {
+  if (c.windowTokens === undefined || c.windowTokens === 0) return `context ${c.usedTokens} tokens`;
+  return `context ${c.usedTokens} of ${c.windowTokens} tokens (${Math.round((c.usedTokens / c.windowTokens) * 1000) / 10}%)`;
 }
 
 /** A usage record without token counts (e.g. a context-window reading): its top-level numbers as `key value` pairs. */

@@ -47,7 +47,7 @@ export const VERIFY_RULES = {
   "after-turn-end": "no turn.started, and no item starting, in a turn after its terminal event (but under an open background item of that turn: background work outlives its turn)",
   "turn-not-started": "(warning) a terminal event for a turn no turn.started opened",
   "turn-open-at-end": "(warning) a turn with no terminal event when the stream stops",
-  "turn-before-thread": "a thread's thread.started comes before its first turn.started",
+  "turn-before-thread": "a turn.started names its thread (threadId), whose thread.started came before it: the thread starts first, always",
   "request-reopened": "a request opens once",
   "request-not-opened": "request.resolved only for a request that request.opened opened",
   "request-resolved-twice": "a request resolves once (resolved, withdrawn and cancelled are all one request.resolved)",
@@ -122,6 +122,7 @@ function genericReason(f: Finding): string {
     case "afterEnd": return `${f.type} for ${noun} ${f.id} after its ${f.x.endedBy} (#${f.x.ended})`;
     case "withinEnded": return `${noun} ${f.id} starts in ${LIFECYCLE[l.within!].role} ${f.parent!.id} after its ${f.parent!.x.endedBy} (#${f.parent!.x.ended})`;
     case "withinNotOpened": return `${noun} ${f.id} starts in ${LIFECYCLE[l.within!].role} ${f.parent!.id}, which no ${LIFECYCLE[l.within!].opens[0]} opened before it`;
+    case "withinNoId": return `${noun} ${f.id} starts in no ${LIFECYCLE[l.within!].role}: ${f.type} names no ${fieldOf(l.within!)}`;
   }
 }
 
@@ -156,11 +157,12 @@ function checkLifecycle(e: any, entity: LifecycleName, phase: LifecyclePhase, s:
     if (x?.ended !== undefined && say("afterEnd", { id, x })) { /* reported */ }
     else if (x) say("again", { id, x });
     else m.set(id, l.role === "request" ? { started: e.sequence, turnId: e.turnId, itemId: e.itemId } : l.role === "item" ? { started: e.sequence, turnId: e.turnId } : { started: e.sequence });
-    if (l.within && (rules.withinEnded || rules.withinNotOpened)) {
+    if (l.within && (rules.withinEnded || rules.withinNotOpened || rules.withinNoId)) {
       const pid = e[fieldOf(l.within)];
       const p = typeof pid === "string" ? s.life[l.within].get(pid) : undefined;
       if (p?.ended !== undefined && !backgroundOf(e, pid, s)) say("withinEnded", { id, x: x ?? {}, parent: { id: pid, x: p } });
       else if (typeof pid === "string" && !p && !x) say("withinNotOpened", { id, x: {}, parent: { id: pid, x: {} } });
+      else if (pid === undefined && !x) say("withinNoId", { id, x: {} });
     }
     return;
   }

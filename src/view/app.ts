@@ -8,7 +8,7 @@
  */
 import { PROBLEM_KINDS, type ProblemKind, type TranscriptBlock, type TranscriptTurn, type ViewerData, type ViewerEvent, type ViewerProblem } from "./types.js";
 import { markdownHtml } from "./markdown.js";
-import { requestKind } from "./labels.js";
+import { cutNotice, requestKind } from "./labels.js";
 
 const ROW = 22;
 const CHUNK = 150;
@@ -166,6 +166,12 @@ function renderHeader(): void {
     `${data.transcript.turns.length} turns`,
     c ? `capture check: ${c.kind}, ${c.records} of ${c.lines} line(s) valid (${Object.entries(c.stages).map(([k, n]) => `${k} ${n}`).join(", ")}), ${c.redactions} redaction(s), ${c.problems} problem(s)` : "",
   ].filter(Boolean).join(" · ");
+  // a capped page says so, above everything: what it shows, and what it leaves out
+  if (m.cut) {
+    const cut = $("cut");
+    cut.textContent = cutNotice(m.cut);
+    cut.hidden = false;
+  }
   const box = $("counts");
   box.innerHTML = PROBLEM_KINDS.map((k) => {
     if (k === "violation" && !m.verified) return `<button class="count unverified" id="count-violation" data-kind="violation" data-count="" title="the verifier was not available when this page was made">not verified</button>`;

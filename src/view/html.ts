@@ -38,11 +38,62 @@ ${o.viewport ? `<meta name="viewport" content="width=device-width, initial-scale
 </head>`;
 }
 
-/** The viewer page for `data`. */
-export function viewerHtml(data: ViewerData): string {
-  return `${pageHead({ title: data.meta.title, generator: data.meta.generator, viewport: true })}
+/**
+ * JSON text of `value` in pieces (their concatenation is JSON.stringify(value)): objects and arrays down to `depth`
+ * levels are opened, so no piece is larger than one of their members. A large page is then written piece by
+ * piece, never held as one string (`agentnorm view` writes what viewerHtmlChunks yields).
+ */
+export function* jsonChunks(value: unknown, depth: number): Generator<string> {
+  if (depth <= 0 || value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    yield JSON.stringify(value) ?? "null";
+    return;
+  }
+  if (Array.isArray(value)) {
+    yield "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i) yield ",";
+      const x = value[i];
+      if (x === undefined || typeof x === "function" || typeof x === "symbol") yield "null";
+      else yield* jsonChunks(x, depth - 1);
+    }
+    yield "]";
+    return;
+  }
+  yield "{";
+  let first = true;
+  for (const k of Object.keys(value)) {
+    const x = (value as Record<string, unknown>)[k];
+    if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
+    yield `${first ? "" : ","}${JSON.stringify(k)}:`;
+    first = false;
+    yield* jsonChunks(x, depth - 1);
+  }
+  yield "}";
+}
+
+/** scriptJson(value) in pieces of about 64K characters or one large member (jsonChunks, escaped the same way). */
+function* scriptJsonChunks(value: unknown, depth: number): Generator<string> {
+  const esc = (s: string) => s.replace(/[<>&\u2028\u2029]/g, (ch) => "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0"));
+  let parts: string[] = [];
+  let size = 0;
+  for (const c of jsonChunks(value, depth)) {
+    parts.push(c);
+    size += c.length;
+    if (size >= 1 << 16) {
+      yield esc(parts.join(""));
+      parts = [];
+      size = 0;
+    }
+  }
+  if (parts.length) yield esc(parts.join(""));
+}
+
+/** The viewer page for `data`, in pieces (the data's events, natives, turns and problems one by one). */
+export function* viewerHtmlChunks(data: ViewerData): Generator<string> {
+  yield `${pageHead({ title: data.meta.title, generator: data.meta.generator, viewport: true })}
 <body>
 <header><h1 id="title"></h1><span class="meta" id="meta"></span><span class="counts" id="counts"></span><button id="theme" type="button" title="colour theme: follows the system until chosen">theme: auto</button></header>
+<div id="cut" role="status" hidden></div>
 <main id="panes">
 <section id="transcript"><h2>Transcript <span id="tr-note"></span></h2><div class="scroll" id="tr-scroll"><div class="more" id="tr-before"></div><div id="tr-list"></div><div class="more" id="tr-more"></div></div></section>
 <div class="split" id="split-1" role="separator" tabindex="0" aria-orientation="vertical" aria-controls="transcript" title="drag to resize (arrow keys too; double-click resets)"></div>
@@ -53,11 +104,19 @@ export function viewerHtml(data: ViewerData): string {
 <div class="split" id="split-2" role="separator" tabindex="0" aria-orientation="vertical" aria-controls="timeline" title="drag to resize (arrow keys too; double-click resets)"></div>
 <section id="native"><h2>Native message</h2><div class="scroll"><div id="native-body"></div></div></section>
 </main>
-<script type="application/json" id="agentnorm-data">${scriptJson(data)}</script>
+<script type="application/json" id="agentnorm-data">`;
+  // data → events, natives, problems (opened: each member its own piece), transcript → turns (each turn a piece)
+  yield* scriptJsonChunks(data, 3);
+  yield `</script>
 <script>${inlineText(VIEWER_JS, "script")}</script>
 </body>
 </html>
 `;
+}
+
+/** The viewer page for `data`. */
+export function viewerHtml(data: ViewerData): string {
+  return [...viewerHtmlChunks(data)].join("");
 }
 
 interface MatrixMethod { status: string; rules?: string[]; events?: string[]; reason?: string }

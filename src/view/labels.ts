@@ -4,6 +4,7 @@
  * (transcript cards, problems) and the page. No Node APIs.
  */
 import { REQUEST_KIND, type CanonicalRequestType } from "../../generated/canonical.gen.js";
+import type { ViewerCut } from "./types.js";
 
 /** permission: the agent asks to be allowed something; question: it asks the user; request: anything else the client is asked to do. */
 export type RequestKind = "permission" | "question" | "request";
@@ -42,4 +43,26 @@ export function requestKind(requestType: string | undefined, options?: readonly 
 export function isRetrying(payload: unknown): boolean {
   const d = (payload as { detail?: unknown } | null | undefined)?.detail;
   return !!d && typeof d === "object" && (d as { willRetry?: unknown }).willRetry === true;
+}
+
+/** A count of input characters as a size: "812 KB", "31.5 MB", "3.7 GB" (1 KB = 1,024 characters). */
+export function sizeText(chars: number): string {
+  const units = ["characters", "KB", "MB", "GB", "TB"];
+  let v = chars;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return i === 0 ? `${chars} characters` : `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`;
+}
+
+const n = (x: number) => x.toLocaleString("en");
+
+/** What a capped page shows and what it leaves out, in one sentence (the page's notice and `view`'s summary). */
+export function cutNotice(cut: ViewerCut): string {
+  const caps = [cut.maxBytes !== undefined ? `${sizeText(cut.maxBytes)} of input` : "", cut.maxTurns !== undefined ? `${n(cut.maxTurns)} turn(s)` : ""].filter(Boolean).join(", ");
+  const l = cut.left;
+  const problems = Object.entries(l.problems).filter(([, k]) => k).map(([kind, k]) => `${n(k!)} ${kind}(s)`).join(", ");
+  return `only part of the stream is shown (cap: ${caps}): the last ${n(cut.turns.shown)} of ${n(cut.turns.total)} turn(s)` +
+    `${cut.fromLine !== undefined ? `, from input line ${n(cut.fromLine)} of ${n(cut.lines)}` : ""}; left out: ${n(l.turns)} turn(s), ${n(l.events)} event(s), ` +
+    `${n(l.natives)} provider message(s), ${sizeText(l.chars)} of input${problems ? `, among them ${problems}` : ""}` +
+    `${cut.partial ? `; turn ${cut.partial.turnId ?? "(before the first turn)"} is shown in part: ${n(cut.partial.events)} of its event(s) after its start are left out` : ""}`;
 }

@@ -37,6 +37,7 @@ header .meta{color:var(--hdr-muted);font-size:12px;min-width:0;overflow-wrap:any
 .count.active{outline:2px solid #fff;outline-offset:1px}
 .count.violation{background:#8250df}.count.error{background:#cf222e}.count.warning{background:#9a6700}.count.unknown{background:#0969da}.count.redaction{background:#1a7f37}.count.repair{background:#6e7781}
 .count.unverified{background:#6e7781;font-style:italic}
+#cut{flex:none;padding:4px 12px;font-size:12px;background:var(--warn);color:var(--warn-fg);border-bottom:1px solid var(--warn-fg);overflow-wrap:anywhere}
 #theme{border:1px solid var(--hdr-muted);background:transparent;color:var(--hdr-fg);border-radius:10px;padding:1px 9px;font-size:12px;cursor:pointer}
 main{flex:1;min-height:0;min-width:0;display:grid;grid-template-columns:minmax(160px,var(--w1,42fr)) 6px minmax(160px,var(--w2,30fr)) 6px minmax(160px,var(--w3,28fr));grid-template-rows:minmax(0,1fr)}
 section{display:flex;flex-direction:column;min-height:0;min-width:0;background:var(--panel);overflow:hidden}

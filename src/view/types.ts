@@ -107,6 +107,8 @@ export interface ViewerData {
     verified: boolean;
     /** A capture input's line counts, as `agentnorm capture check` reports them. */
     capture?: CaptureSummary;
+    /** Present when the page shows only part of the stream (its cap): what it shows and what it leaves out. */
+    cut?: ViewerCut;
   };
   events: ViewerEvent[];
   natives: ViewerNative[];
@@ -128,4 +130,24 @@ export interface CaptureSummary {
   redactions: number;
   /** Unreadable or invalid lines. */
   problems: number;
+}
+
+/**
+ * A page that shows part of its stream (`agentnorm view --max-mb / --turns`): the last turns whose input fits the
+ * cap. Everything left out is counted here; the page's problems are those of what it shows.
+ */
+export interface ViewerCut {
+  /** The cap in input characters (absent: only a turn limit). */
+  maxBytes?: number;
+  /** The turn limit, when one was given. */
+  maxTurns?: number;
+  /** Input lines read (with content), and the first line the page shows after what it left out. */
+  lines: number;
+  fromLine?: number;
+  /** Turns the stream started, and turns the page shows. */
+  turns: { total: number; shown: number };
+  /** Left out: whole turns; events, provider messages and input characters (those of a partly shown turn too); and the problems among them, by kind. */
+  left: { turns: number; events: number; natives: number; chars: number; problems: Partial<Record<ProblemKind, number>> };
+  /** A turn larger than the cap alone: its turn.started and its last events are shown, this many events between them are not. */
+  partial?: { turnId?: string; events: number };
 }

@@ -224,7 +224,20 @@ for (const agent of ACP_AGENTS) {
       // SIGKILLed with its group; a process of many threads (Node) can still be tearing down: waited for, bounded
       await gone(pid, 5_000);
       expect(groupMembers(pid)).toEqual([]);
-      if (LOAD_BROKEN.has(agent) || agent === "claude-code-acp") {
+      if (LOAD_BROKEN.has(agent)) {
+        // Gemini CLI 0.61.0: its session/load from another process usually fails (see the plain test), but after a
+        // kill -9 it sometimes finds the chat file intact (seen in one of four runs): either way the session stays
+        // usable and the outcome is one of these two
+        const next = await s!.prompt(sc.prompts[1]).catch((e: unknown) => e);
+        if (next instanceof LiveError) expect(next).toMatchObject({ code: "start_failed", message: expect.stringMatching(/session\/load/) });
+        else {
+          const events = await readUntil(s!, isEnd((next as { turnId: string }).turnId));
+          expect(["completed", "failed"]).toContain(P(events.at(-1)!).state);
+        }
+        figures[`${agent}.kill9Restart`] = next instanceof LiveError ? "session/load failed" : "resumed";
+        return done();
+      }
+      if (agent === "claude-code-acp") {
         // Gemini CLI: its session/load fails (see the plain test). Claude Code ACP: the SIGKILLed Claude Code had not
         // written the finished turn to its transcript yet (one line on disk), and session/load of that session fails
         // ("Query closed before response received"; after a clean close it works: the resume test). The restart

@@ -84,18 +84,24 @@ suite(`live ${agent} (${agent === "claude" ? "Claude Code CLI, stream-json over 
       // the SDK's own initialize exchange stays inside it: the frames are the SDK's messages, none before a prompt
       expect(frames).toEqual([]);
     }
-    const firstEvent = s.events[Symbol.asyncIterator]().next().then(() => performance.now() - t0);
+    let first: CanonicalEvent | undefined;
+    const firstEvent = s.events[Symbol.asyncIterator]().next().then((r) => { first = r.value as CanonicalEvent; return performance.now() - t0; });
     const prompt = s.prompt(scenario("plain").prompts[0]);
     figures[`${agent}.firstEventMs`] = Math.round(await firstEvent);
     // quirk: nothing comes from the CLI until the model answers; the turn opens on our own user line
     const { turnId } = await prompt;
     expect(turnId).toMatch(/^trn_/);
-    const live: CanonicalEvent[] = [];
+    const live: CanonicalEvent[] = first ? [first] : [];
     await readUntil(s, isEnd(turnId), live);
     expect(P(live.at(-1)!).state).toBe("completed");
     expect(text(live)).toContain("It turns each agent's own event stream into one common, typed stream");
     expect(text(live, "reasoning_text")).toContain("A normalizer maps many provider-specific event formats");
-    expect(live.find((e) => e.type === "thread.started")?.providerRefs?.providerThreadId).toBe(sid);
+    // the thread starts first, before the turn our prompt opened (the runtime starts it: the CLI names the session only
+    // in system/init, which then gives the same thread its provider id)
+    expect(live.findIndex((e) => e.type === "thread.started")).toBeLessThan(live.findIndex((e) => e.type === "turn.started"));
+    expect(live.filter((e) => e.type === "thread.started").length).toBe(1);
+    expect(new Set(live.filter((e) => e.threadId).map((e) => e.threadId)).size).toBe(1);
+    expect(live.find((e) => e.threadId && e.providerRefs?.providerThreadId)?.providerRefs?.providerThreadId).toBe(sid);
     expect(warnings(live)).toEqual([]);
     // history: the transcript (claude-transcript), in conversation order
     const history = await s.load();
@@ -234,7 +240,7 @@ suite(`live ${agent} (${agent === "claude" ? "Claude Code CLI, stream-json over 
     const t2 = await s.prompt(sc.prompts[1]);
     const events = await readUntil(s, isEnd(t2.turnId));
     expect(text(events)).toContain("You asked me to remember 42.");
-    expect(events.find((e) => e.type === "thread.started")?.providerRefs?.providerThreadId).toBe(stored);
+    expect(events.find((e) => e.threadId && e.providerRefs?.providerThreadId)?.providerRefs?.providerThreadId).toBe(stored);
     await s.close();
     // an open session switched to it: its history loads as the stored session's
     s = await connect(r.options);

@@ -4,13 +4,15 @@
  * network). Each pinned rebuild must show no drift; each extra member must be reported, with exit code 1.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { EXIT, compareVersions, formatReport, runDrift, type Report } from "../../tools/drift/drift.ts";
+import { EXIT, compareVersions, formatReport, recorderPins, runDrift, type Options, type Report } from "../../tools/drift/drift.ts";
 import { facts } from "../../tools/drift/inventory.ts";
+import { PACKAGES, specId } from "../../tools/drift/packages.ts";
+import { fixedRegistry, lineOf, newestVersion, successorIn, type PackageMeta } from "../../tools/drift/registry.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const scratch = mkdtempSync(join(tmpdir(), "agentnorm-drift-test-"));
@@ -32,7 +34,9 @@ function fakeInstall(name: string, version: string, files: Record<string, string
   return dir;
 }
 
-const check = (from: string, pkg: string) => runDrift({ root, from, packages: [pkg], log: quiet });
+/** The scratch cache (never the machine's), no recorder pins, and no baseline unless given. */
+const hermetic = { cache: join(scratch, "no-cache"), pins: new Map<string, string[]>(), locate: () => undefined };
+const check = (from: string, pkg: string, opts: Partial<Options> = {}) => runDrift({ root, from, packages: [pkg], log: quiet, ...hermetic, ...opts });
 const surface = (rep: Report, name: string) => rep.packages[0].surfaces.find((s) => s.surface === name)!;
 const kind = (rep: Report, s: string, k: string) => surface(rep, s).kinds.find((x) => x.kind === k)!;
 
@@ -230,7 +234,8 @@ export type SessionMessagesResponses = { 200: Array<{ info: Message; parts: Arra
 });
 
 describe("Claude (@anthropic-ai/claude-agent-sdk): SDKMessage and control subtypes from the typings (names only)", () => {
-  const dts = `export declare type SDKMessage = SDKAssistantMessage | SDKSystemMessage | SDKZzSystemMessage | SDKZzMessage;
+  /** Typings in the form of sdk.d.ts: `system` members per subtype; `extra` adds a type, a subtype, fields and a control subtype. */
+  const dts = (extra: boolean) => `export declare type SDKMessage = SDKAssistantMessage | SDKSystemMessage | SDKTaskProgressMessage | SDKTaskNotificationMessage${extra ? " | SDKZzSystemMessage | SDKZzMessage" : ""};
 
 export declare type SDKAssistantMessage = {
     type: 'assistant';
@@ -244,6 +249,19 @@ export declare type SDKSystemMessage = {
     session_id: string;
 };
 
+declare type SDKTaskProgressMessage = {
+    type: 'system';
+    subtype: 'task_progress';
+    task_id: string;
+    duration_ms: number;
+};
+
+declare type SDKTaskNotificationMessage = {
+    type: 'system';
+    subtype: 'task_notification';
+    task_id: string;${extra ? "\n    duration_ms?: number;\n    status: 'completed' | 'failed';" : ""}
+};
+${extra ? `
 declare type SDKZzSystemMessage = {
     type: 'system';
     subtype: 'zz_nudge';
@@ -254,43 +272,156 @@ export declare type SDKZzMessage = {
     type: 'zz_reset';
     session_id: string;
 };
-
+` : ""}
 export declare type SDKControlRequest = {
     type: 'control_request';
     request_id: string;
     request: SDKControlRequestInner;
 };
 
-declare type SDKControlRequestInner = SDKControlInterruptRequest | SDKControlZzRequest;
+declare type SDKControlRequestInner = SDKControlInterruptRequest${extra ? " | SDKControlZzRequest" : ""};
 
 declare type SDKControlInterruptRequest = {
     subtype: 'interrupt';
 };
-
+${extra ? `
 declare type SDKControlZzRequest = {
     subtype: 'zz_poke';
 };
-`;
+` : ""}`;
+  const SDK = "@anthropic-ai/claude-agent-sdk";
+  // the tables pin 0.3.337: a fake of it, and a fake 0.3.338 with one more type, subtype and field
+  const pinned = fakeInstall(SDK, "0.3.337", { "sdk.d.ts": dts(false) });
+  const baseline = { locate: (name: string, version: string) => (name === SDK && version === "0.3.337" ? { pkgDir: join(pinned, "node_modules", SDK), installDir: pinned } : undefined) };
+  const message = (rep: Report) => rep.packages[0].surfaces.filter((s) => s.surface === "claude-sdk").flatMap((s) => s.kinds).find((k) => k.kind === "message")!;
 
-  it("a new message type, a new system subtype with its field, and a new control subtype are reported", async () => {
-    const rep = await check(fakeInstall("@anthropic-ai/claude-agent-sdk", "0.4.0", { "sdk.d.ts": dts }), "@anthropic-ai/claude-agent-sdk");
-    expect(rep.packages[0].reason).toBeUndefined();
+  it("a new type, a new subtype and a field new on one subtype (though another subtype has it) are reported, each field with its subtype", async () => {
+    const rep = await check(fakeInstall(SDK, "0.3.338", { "sdk.d.ts": dts(true) }), SDK, baseline);
+    expect(rep.packages[0]).toMatchObject({ id: SDK, pinned: "0.3.337", checked: "0.3.338", status: "drift" });
     const sdk = rep.packages[0].surfaces.filter((s) => s.surface === "claude-sdk");
-    const message = sdk.flatMap((s) => s.kinds).find((k) => k.kind === "message")!;
-    expect(message.newMethods).toEqual([{ method: "zz_reset", caughtBy: [] }]);
-    expect(message.newFacts).toEqual([{ method: "system", facts: ['value subtype = "zz_nudge"', "field zz_level"] }]);
+    expect(sdk.map((s) => s.against)).toEqual(["pinned derivation", "pinned derivation"]);
+    expect(message(rep).newMethods).toEqual([{ method: "zz_reset", caughtBy: [] }]);
+    // duration_ms: task_progress has it in the pinned version; on task_notification it is new
+    expect(message(rep).newFacts).toEqual([{ method: "system", facts: ['value subtype = "zz_nudge"', 'field duration_ms @ subtype = "task_notification"', 'field status @ subtype = "task_notification"', 'field zz_level @ subtype = "zz_nudge"'] }]);
     const wire = sdk.flatMap((s) => s.kinds).find((k) => k.kind === "wire")!;
     expect(wire.newFacts).toEqual([{ method: "control_request", facts: ['value request.subtype = "zz_poke"'] }]);
-    expect(formatReport(rep)).toContain("system: subtype = zz_nudge, zz_level");
+    const text = formatReport(rep);
+    expect(text).toContain("      system: subtype = zz_nudge\n");
+    expect(text).toContain("      system (subtype task_notification): duration_ms, status\n");
+    expect(text).toContain("      system (subtype zz_nudge): zz_level\n");
     expect(rep.exitCode).toBe(EXIT.drift);
   });
 
-  const installed = existsSync(join(root, "node_modules/@anthropic-ai/claude-agent-sdk/sdk.d.ts"));
-  const installedVersion = installed ? readJson(join(root, "node_modules/@anthropic-ai/claude-agent-sdk/package.json")).version : undefined;
-  it.skipIf(installedVersion !== "0.2.62")("the installed devDependency (the pinned 0.2.62): no drift", async () => {
-    const rep = await check(root, "@anthropic-ai/claude-agent-sdk");
-    expect(rep.packages[0]).toMatchObject({ status: "current", checked: "0.2.62" });
+  it("without the pinned version installed, the hand-written folder is the baseline: a field it declares on any subtype counts as known (said in the note)", async () => {
+    const rep = await check(fakeInstall(SDK, "0.3.338", { "sdk.d.ts": dts(true) }), SDK);
+    const sdk = rep.packages[0].surfaces.find((s) => s.surface === "claude-sdk")!;
+    expect(sdk.against).toBe("pinned schema");
+    expect(sdk.note).toContain("is not installed here");
+    const found = message(rep).newFacts.flatMap((f) => f.facts);
+    // the pinned 0.3.337 folder merges the system members: `status` and `duration_ms` are declared there (on other
+    // subtypes, and duration_ms on task_notification itself since 0.3.337), so neither is seen as new; zz_level is on
+    // no system member of the folder
+    expect(found).not.toContain('field status @ subtype = "task_notification"');
+    expect(found).not.toContain('field duration_ms @ subtype = "task_notification"');
+    expect(found).toEqual(expect.arrayContaining(['field zz_level @ subtype = "zz_nudge"']));
+  });
+
+  it("the pinned version against itself gives no signal: nothing new, nothing \"not listed\"", async () => {
+    const rep = await check(pinned, SDK, baseline);
+    expect(rep.packages[0]).toMatchObject({ status: "current", pinned: "0.3.337", checked: "0.3.337" });
+    for (const s of rep.packages[0].surfaces) for (const k of s.kinds) expect([s.surface, k.kind, k.newMethods, k.newFacts, k.goneMethods]).toEqual([s.surface, k.kind, [], [], []]);
+    expect(formatReport(rep)).not.toMatch(/does not list|new field|new method/);
     expect(rep.exitCode).toBe(EXIT.ok);
+  });
+
+  // the real typings of each line's pin (no network): 0.2.141 and 0.3.337 are in the recorder's cache when
+  // `npm run record` installed them (not devDependencies), each checked against itself — the hand-written folder as
+  // the baseline too (no pinned derivation): our folders must declare everything the typings have
+  const cacheRoot = process.env.AGENTNORM_RECORD_CACHE ?? join(homedir(), ".cache", "agentnorm-record");
+  const cached = (version: string) => (existsSync(cacheRoot) ? readdirSync(cacheRoot).filter((d) => d.includes(`@anthropic-ai_claude-agent-sdk@${version}`)).map((d) => join(cacheRoot, d)).find((d) => existsSync(join(d, "node_modules", SDK, "sdk.d.ts"))) : undefined);
+  const c0141 = cached("0.2.141");
+  const c0337 = cached("0.3.337");
+  it.skipIf(!c0141)("the 0.2 line's pin (0.2.141, from the recorder's cache) against itself: no drift, nothing new", async () => {
+    const rep = await check(c0141!, `${SDK}@0.2`);
+    expect(rep.packages[0]).toMatchObject({ id: `${SDK}@0.2`, line: "0.2", status: "current", pinned: "0.2.141", checked: "0.2.141" });
+    expect(rep.packages[0].surfaces.flatMap((s) => s.kinds.flatMap((k) => [...k.newFacts.map((f) => f.method), ...k.newMethods.map((m) => m.method)]))).toEqual([]);
+    expect(rep.exitCode).toBe(EXIT.ok);
+  });
+  it.skipIf(!c0337)("the newest line's pin (0.3.337, from the recorder's cache) against itself: no drift, nothing new", async () => {
+    const rep = await check(c0337!, SDK);
+    expect(rep.packages[0]).toMatchObject({ id: SDK, status: "current", pinned: "0.3.337", checked: "0.3.337" });
+    expect(rep.packages[0].surfaces.flatMap((s) => s.kinds.flatMap((k) => [...k.newFacts.map((f) => f.method), ...k.newMethods.map((m) => m.method)]))).toEqual([]);
+    expect(rep.exitCode).toBe(EXIT.ok);
+  });
+
+  it("--from a folder of one line: the spec of the other line says so and is not a failure", async () => {
+    const rep = await runDrift({ root, from: fakeInstall(SDK, "0.2.70", { "sdk.d.ts": dts(false) }), packages: [SDK], log: quiet, ...hermetic });
+    expect(rep.packages.map((p) => [p.id, p.absent ?? false, p.checked])).toEqual([[SDK, true, undefined], [`${SDK}@0.2`, false, "0.2.70"]]);
+    expect(rep.packages[0].reason).toContain("of another line");
+  });
+});
+
+describe("versions, lines and renames from the registry (a fixed registry: no network)", () => {
+  const meta = (name: string, versions: string[], latest: string, extra: Partial<PackageMeta> = {}): PackageMeta => ({ name, versions, distTags: { latest }, ...extra });
+  const claude = meta("@anthropic-ai/claude-agent-sdk", ["0.2.62", "0.2.140", "0.2.141", "0.3.0", "0.3.333", "0.3.337", "0.3.338-beta.1"], "0.3.337", { claudeCodeVersion: "2.1.337", time: { "0.3.337": "2026-12-04T00:00:00.000Z" } });
+
+  it("the newest version of a line: 0.2 → 0.2.141 though latest is 0.3.337; without a line: latest; prereleases never", () => {
+    expect(newestVersion(claude, "0.2")).toBe("0.2.141");
+    expect(newestVersion(claude, "0.3")).toBe("0.3.337");
+    expect(newestVersion(claude)).toBe("0.3.337");
+    expect(newestVersion(meta("x", ["1.0.0", "1.1.0"], undefined as any))).toBe("1.1.0");
+    expect(lineOf("0.2.62")).toBe("0.2");
+    expect(lineOf("1.18.33")).toBe("1");
+  });
+
+  it("each Claude line is checked against its own pin, the newest the tables pin of it: 0.2.141, 0.3.337 (version-only specs)", async () => {
+    const specs = [{ name: claude.name, surfaces: ["claude-sdk"] }, { name: claude.name, line: "0.2", surfaces: ["claude-sdk"] }];
+    const rep = await runDrift({ root, registry: fixedRegistry([claude]), specs, log: quiet, ...hermetic });
+    expect(rep.packages.map((p) => [p.id, p.pinned, p.pinnedBy, p.checked, p.status])).toEqual([
+      [claude.name, "0.3.337", "tables", "0.3.337", "current"],
+      [`${claude.name}@0.2`, "0.2.141", "tables", "0.2.141", "current"],
+    ]);
+    expect(rep.packages[0]).toMatchObject({ claudeCode: "2.1.337", released: "2026-12-04T00:00:00.000Z" });
+    expect(rep.packages[1].claudeCode).toBeUndefined(); // the newest version's field, not the 0.2 line's
+  });
+
+  const oldAcp = "@zed-industries/claude-code-acp";
+  const newAcp = "@zed-industries/claude-agent-acp";
+  const adapters = (notice?: string, successors?: string[]) => ({
+    specs: [{ name: oldAcp, surfaces: ["acp"], pinned: "recorders", ...(successors ? { successors } : {}), dependencies: ["@agentclientprotocol/sdk"] }, { name: newAcp, surfaces: ["acp"], pinned: "recorders" }],
+    registry: fixedRegistry([meta(oldAcp, ["0.16.2"], "0.16.2", { ...(notice ? { deprecated: notice } : {}), dependencies: { "@agentclientprotocol/sdk": "0.14.1", zod: "^3" } }), meta(newAcp, ["0.23.0", "0.23.1"], "0.23.1")]),
+  });
+
+  it("a rename from npm's deprecation notice: the successor and whether anything pins it; unpinned → drift", async () => {
+    const a = adapters("Renamed to @zed-industries/claude-agent-acp; this package is no longer maintained.");
+    const rep = await runDrift({ root, log: quiet, ...hermetic, ...a, pins: new Map([[oldAcp, ["0.16.2"]]]) });
+    expect(rep.packages[0]).toMatchObject({ pinned: "0.16.2", pinnedBy: "recorders", checked: "0.16.2", status: "current", deprecated: a.registry.meta(oldAcp).deprecated });
+    expect(rep.packages[0].renamed).toEqual({ successor: newAcp, how: "deprecation notice", newest: "0.23.1", followed: false });
+    expect(rep.packages[0].dependencies).toEqual({ "@agentclientprotocol/sdk": "0.14.1" });
+    expect(rep.packages[1]).toMatchObject({ pinned: "none", status: "version-only", reason: "nothing pins this package (no table, no recorder)" });
+    expect(formatReport(rep)).toContain(`renamed: ${newAcp} 0.23.1 replaces it (deprecation notice) — NOT followed`);
+    expect(rep.exitCode).toBe(EXIT.drift);
+    // a recorder pins the successor: followed, no drift
+    const ok = await runDrift({ root, log: quiet, ...hermetic, ...a, pins: new Map([[oldAcp, ["0.16.2"]], [newAcp, ["0.23.1"]]]) });
+    expect(ok.packages[0].renamed?.followed).toBe(true);
+    expect(ok.exitCode).toBe(EXIT.ok);
+  });
+
+  it("a known successor where npm has no notice (claude-code-acp today); no notice and no successor: nothing", async () => {
+    const known = await runDrift({ root, log: quiet, ...hermetic, ...adapters(undefined, [newAcp]), pins: new Map([[oldAcp, ["0.16.2"]]]) });
+    expect(known.packages[0].renamed).toEqual({ successor: newAcp, how: "known successor", newest: "0.23.1", followed: false });
+    expect(known.exitCode).toBe(EXIT.drift);
+    const none = await runDrift({ root, log: quiet, ...hermetic, ...adapters(), pins: new Map([[oldAcp, ["0.16.2"]]]) });
+    expect(none.packages[0].renamed).toBeUndefined();
+    expect(successorIn("Please use foo-bar instead", "x")).toBe("foo-bar");
+    expect(successorIn("no longer maintained", "x")).toBeUndefined();
+  });
+
+  it("the followed packages: every package a table pins or a recorder drives, the Claude SDK once per line", async () => {
+    const pins = await recorderPins();
+    const followed = new Set(PACKAGES.map((s) => s.name));
+    for (const name of pins.keys()) if (!["zod", "@modelcontextprotocol/sdk"].includes(name)) expect(followed.has(name), name).toBe(true);
+    expect(PACKAGES.map(specId)).toEqual(expect.arrayContaining(["@anthropic-ai/claude-agent-sdk", "@anthropic-ai/claude-agent-sdk@0.2", "@google/gemini-cli", "@zed-industries/claude-code-acp", "@zed-industries/claude-agent-acp", "opencode-ai", "@zed-industries/codex-acp", "@cursor/sdk"]));
   });
 });
 
@@ -354,6 +485,18 @@ describe("npm run drift (the CLI)", () => {
     const bad = cli(["--bogus"]);
     expect(bad.status).toBe(EXIT.usage);
     expect(bad.stderr).toContain("unknown option --bogus");
+  });
+
+  it("--offline checks a version-only package from the registry's last answers (the cache's registry.json)", () => {
+    const cache = join(scratch, "cache-with-registry");
+    mkdirSync(cache, { recursive: true });
+    const meta = { name: "@google/gemini-cli", versions: ["0.61.0", "0.62.0"], distTags: { latest: "0.62.0" }, time: { "0.62.0": "2026-11-30T10:00:00.000Z" }, dependencies: { "@agentclientprotocol/sdk": "^2.5.0" }, fetchedAt: "2026-12-01T08:00:00.000Z" };
+    writeFileSync(join(cache, "registry.json"), JSON.stringify({ [meta.name]: meta }));
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "tools/drift/drift.ts"), "--offline", "--package", "@google/gemini-cli"], { cwd: root, encoding: "utf8", env: { ...process.env, AGENTNORM_DRIFT_CACHE: cache } });
+    expect(r.status).toBe(EXIT.ok);
+    expect(r.stdout).toContain(`versions from the registry as fetched 2026-12-01 (${join(cache, "registry.json")})`);
+    expect(r.stdout).toContain("@google/gemini-cli: pinned 0.61.0 (recorders), newest 0.62.0 (2026-11-30) — newer version (version-only check)");
+    expect(r.stdout).toContain("0.62.0 depends on @agentclientprotocol/sdk ^2.5.0");
   });
 
   it("--offline with an empty cache: could not check (exit 3), without touching the registry", () => {

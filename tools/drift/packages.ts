@@ -39,6 +39,11 @@ export interface DeriveContext {
 
 export interface PackageSpec {
   name: string;
+  /**
+   * Follow one version line of the package (`0.2`: the newest 0.2.x), beside a spec of the same name without a line
+   * (which follows `latest`). The pinned version is then the table's pinned version of that line (`upstream.versions`).
+   */
+  line?: string;
   /** Tables whose upstream.package this is (or that it stands behind). */
   surfaces: string[];
   /** npm install flags besides --ignore-scripts (e.g. skip a native optional dependency the check does not need). */
@@ -47,9 +52,24 @@ export interface PackageSpec {
   derive?: (ctx: DeriveContext) => Promise<Derived[]>;
   /** Why the package is followed by version only, or what the check covers (shown in the report). */
   note?: string;
-  /** The version the tables pin, when no table names this package (default: the first surface's upstream.version); "none": no table follows it. */
+  /**
+   * The version the tables pin, when no table names this package (default: the first surface's upstream.version,
+   * or of `line`); "recorders": the version the recorders (fixtures/record/recorders/) pin; "none": nothing pins it.
+   */
   pinned?: string;
+  /**
+   * The pinned folder is written by hand (another form than a derivation): derive the pinned version of the package
+   * too and compare the newer derivation with that (tools/drift/inventory.ts, compareSurface's baseline).
+   */
+  handWritten?: boolean;
+  /** Packages known to replace this one, where npm carries no deprecation notice saying so. */
+  successors?: string[];
+  /** Dependencies of the newest version the report names (the ACP SDK an agent is built on, the Claude Agent SDK it runs). */
+  dependencies?: string[];
 }
+
+/** How a spec is named in options and reports: the package, with its line when it follows one (`name@0.2`). */
+export const specId = (s: PackageSpec) => (s.line ? `${s.name}@${s.line}` : s.name);
 
 /** The native Codex binary of an install: in node_modules/@openai/*, or in a bare package folder's vendor/. */
 function codexBin(ctx: DeriveContext): string {
@@ -127,10 +147,15 @@ export function claudeControlUnion(dts: string): object {
   };
 }
 
+/**
+ * Claude's SDKMessage union from the typings (names only): one `oneOf` entry per `type`, holding one variant per
+ * declared member and subtype — `subtype` a single literal, the member's top-level field names — so that a field
+ * is known per subtype (`field duration_ms @ subtype = "task_notification"`).
+ */
 export function claudeMessageUnion(dts: string): { doc: object; undeclared: string[] } {
   const declaration = (name: string) => declarationOf(dts, name);
   const undeclared: string[] = [];
-  const byType = new Map<string, { subtypes: Set<string>; fields: Set<string> }>();
+  const byType = new Map<string, { subtype?: string; fields: string[] }[]>();
   const visit = (name: string, seen: Set<string>): void => {
     if (seen.has(name)) return;
     seen.add(name);
@@ -146,25 +171,28 @@ export function claudeMessageUnion(dts: string): { doc: object; undeclared: stri
       const m = new RegExp(`^ {4}${key}\\??: ([^;]+);`, "m").exec(body);
       return m ? [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]) : [];
     };
+    const subtypes = lit("subtype");
     for (const t of lit("type")) {
-      const e = byType.get(t) ?? { subtypes: new Set(), fields: new Set() };
-      for (const st of lit("subtype")) e.subtypes.add(st);
-      for (const f of fields) e.fields.add(f);
-      byType.set(t, e);
+      const list = byType.get(t) ?? [];
+      for (const st of subtypes.length ? subtypes : [undefined]) list.push({ subtype: st, fields });
+      byType.set(t, list);
     }
   };
   const m = /export declare type SDKMessage = ([^;]+);/.exec(dts);
   if (!m) throw new Error("sdk.d.ts declares no SDKMessage union");
   const seen = new Set<string>();
   for (const n of m[1].split("|").map((s) => s.trim())) visit(n, seen);
-  const oneOf = [...byType].sort(([a], [b]) => (a < b ? -1 : 1)).map(([t, e]) => ({
+  const variant = (t: string, v: { subtype?: string; fields: string[] }) => ({
     type: "object",
     properties: {
-      ...Object.fromEntries([...e.fields].sort().map((f) => [f, {}])),
+      ...Object.fromEntries([...new Set(v.fields)].sort().map((f) => [f, {}])),
       type: { enum: [t] },
-      ...(e.subtypes.size ? { subtype: { enum: [...e.subtypes].sort() } } : {}),
+      ...(v.subtype !== undefined ? { subtype: { const: v.subtype } } : {}),
     },
-  }));
+  });
+  const oneOf = [...byType].sort(([a], [b]) => (a < b ? -1 : 1)).map(([t, vs]) => (vs.length === 1
+    ? variant(t, vs[0])
+    : { type: "object", properties: { type: { enum: [t] } }, oneOf: vs.map((v) => variant(t, v)) }));
   return { doc: { title: "SDKMessage (names only)", oneOf }, undeclared };
 }
 
@@ -209,6 +237,38 @@ function writeJson(dir: string, file: string, doc: unknown): void {
   writeFileSync(join(dir, file), JSON.stringify(doc, null, 2) + "\n");
 }
 
+/**
+ * The Claude Agent SDK, one spec per line the tables pin: without `line` the newest (`latest`, pinned by the tables'
+ * upstream.version), with `line` "0.2" the 0.2 line (pinned by upstream.versions). The pinned folders are our own
+ * schemas (members merged per type): the pinned version's typings, derived the same way, are the baseline.
+ */
+function claudeSpec(line?: string): PackageSpec {
+  return {
+    name: "@anthropic-ai/claude-agent-sdk",
+    ...(line ? { line } : {}),
+    surfaces: ["claude-sdk", "claude-permission"],
+    // the SDK's bundled CLI is a native optional dependency the check does not read
+    installFlags: ["--omit=optional"],
+    handWritten: true,
+    note: `${line ? `the ${line} line` : "the newest line"}: SDKMessage members from sdk.d.ts (names only: type/subtype literals and top-level fields, per member and subtype) and the control_request subtypes; transcript lines are not in the typings (\`npm run drift -- --record\` sees them)`,
+    async derive(ctx) {
+      const dts = join(ctx.pkgDir, "sdk.d.ts");
+      if (!existsSync(dts)) throw new Error(`${dts} does not exist`);
+      const { doc, undeclared } = claudeMessageUnion(readFileSync(dts, "utf8"));
+      const dir = join(ctx.work, "claude");
+      writeJson(dir, "SDKMessage.json", doc);
+      writeJson(dir, "Control.json", claudeControlUnion(readFileSync(dts, "utf8")));
+      const note = undeclared.length ? `the union names ${undeclared.join(", ")} without declaring them: their types cannot be read from the typings` : undefined;
+      return [
+        { surface: "claude-sdk", dir, maxDepth: 1, kinds: ["message"], note },
+        // the control envelope: its types and the request subtypes (depth 2: request.subtype)
+        { surface: "claude-sdk", dir, maxDepth: 2, kinds: ["wire"], note: "control envelope types and control_request subtypes" },
+        { surface: "claude-permission", dir, maxDepth: 2, kinds: ["wire"], note: "control envelope types and control_request subtypes" },
+      ];
+    },
+  };
+}
+
 export const PACKAGES: PackageSpec[] = [
   {
     name: "@openai/codex",
@@ -237,6 +297,7 @@ export const PACKAGES: PackageSpec[] = [
     name: "@openai/codex-sdk",
     surfaces: ["codex-exec"],
     note: "ThreadEvent from dist/index.d.ts (ts-json-schema-generator; the pinned file is a literal hand translation of the same typings)",
+    handWritten: true,
     async derive(ctx) {
       const dir = join(ctx.work, "codex-sdk");
       writeJson(dir, "ThreadEvent.json", tsUnion(join(ctx.pkgDir, "dist/index.d.ts"), "ThreadEvent", "ThreadEvent"));
@@ -270,34 +331,49 @@ export const PACKAGES: PackageSpec[] = [
   {
     name: "opencode-ai",
     surfaces: ["opencode", "acp"],
-    pinned: "1.18.33",
-    note: "the opencode binary our recordings use: version only — its events are typed by @opencode-ai/sdk of the same version (checked above)",
+    pinned: "recorders",
+    note: "the opencode binary our recordings use (recorders opencode, opencode-acp): version only — its events are typed by @opencode-ai/sdk of the same version (checked above)",
+  },
+  claudeSpec(),
+  claudeSpec("0.2"),
+  {
+    name: "@anthropic-ai/claude-agent-sdk-linux-x64",
+    surfaces: ["claude-sdk", "claude-transcript"],
+    pinned: "recorders",
+    note: "Claude Code's native CLI for the SDK of the same version (recorder claude-sdk-333): version only — its messages are typed by the SDK (checked above); its transcript lines only `npm run drift -- --record` sees",
   },
   {
-    name: "@anthropic-ai/claude-agent-sdk",
-    surfaces: ["claude-sdk", "claude-permission"],
-    // the SDK's bundled CLI is a native optional dependency the check does not read
-    installFlags: ["--omit=optional"],
-    note: "SDKMessage members from sdk.d.ts (names only: type/subtype literals and top-level fields, as test/claude-schema-vs-sdk.test.ts reads them) and the control_request subtypes; transcript lines are not in the typings",
-    async derive(ctx) {
-      const dts = join(ctx.pkgDir, "sdk.d.ts");
-      if (!existsSync(dts)) throw new Error(`${dts} does not exist`);
-      const { doc, undeclared } = claudeMessageUnion(readFileSync(dts, "utf8"));
-      const dir = join(ctx.work, "claude");
-      writeJson(dir, "SDKMessage.json", doc);
-      writeJson(dir, "Control.json", claudeControlUnion(readFileSync(dts, "utf8")));
-      const note = undeclared.length ? `the union names ${undeclared.join(", ")} without declaring them: their types cannot be read from the typings` : undefined;
-      return [
-        { surface: "claude-sdk", dir, maxDepth: 1, kinds: ["message"], note },
-        // the control envelope: its types and the request subtypes (depth 2: request.subtype)
-        { surface: "claude-sdk", dir, maxDepth: 2, kinds: ["wire"], note: "control envelope types and control_request subtypes" },
-        { surface: "claude-permission", dir, maxDepth: 2, kinds: ["wire"], note: "control envelope types and control_request subtypes" },
-      ];
-    },
+    name: "@google/gemini-cli",
+    surfaces: ["acp"],
+    pinned: "recorders",
+    dependencies: ["@agentclientprotocol/sdk"],
+    note: "Gemini CLI as an ACP agent (recorder gemini-acp): version only — its messages are ACP (checked by @agentclientprotocol/sdk) plus what it fills in; `npm run drift -- --record` sees those",
+  },
+  {
+    name: "@zed-industries/claude-code-acp",
+    surfaces: ["acp"],
+    pinned: "recorders",
+    successors: ["@zed-industries/claude-agent-acp"],
+    dependencies: ["@agentclientprotocol/sdk", "@anthropic-ai/claude-agent-sdk"],
+    note: "Zed's Claude Code ACP adapter (recorder claude-code-acp): version only; renamed @zed-industries/claude-agent-acp (npm carries no deprecation notice for it)",
+  },
+  {
+    name: "@zed-industries/claude-agent-acp",
+    surfaces: ["acp"],
+    pinned: "recorders",
+    dependencies: ["@agentclientprotocol/sdk", "@anthropic-ai/claude-agent-sdk"],
+    note: "Zed's Claude Agent ACP adapter, the successor of @zed-industries/claude-code-acp: version only",
+  },
+  {
+    name: "@zed-industries/codex-acp",
+    surfaces: ["acp"],
+    pinned: "recorders",
+    note: "Zed's Codex ACP adapter, a native binary (recorder codex-acp): version only",
   },
   {
     name: "@cursor/sdk",
     surfaces: ["cursor-sdk"],
+    handWritten: true,
     // its optional platform packages (native binaries) are not read
     installFlags: ["--omit=optional"],
     note: "interaction updates, conversation turns and steps from the package's exported zod schemas (update types, tool variants, their fields two levels deep); the run-stream SDKMessage union is a TypeScript type only, followed by its version",
@@ -323,5 +399,5 @@ export const PACKAGES: PackageSpec[] = [
 export const UNCHECKABLE: { surface: string; why: string }[] = [
   { surface: "cursor-cli", why: "cursor-agent's stream-json has no published package or schema (agentnorm's own schema, schemas/upstream/cursor-cli)" },
   { surface: "acp (cursor extensions)", why: "cursor-agent's ACP extension methods have no published package or schema (agentnorm's own schema, schemas/upstream/cursor-acp)" },
-  { surface: "claude-transcript", why: "transcript lines are not in the Claude Agent SDK's typings (agentnorm's own schema)" },
+  { surface: "claude-transcript", why: "transcript lines are not in the Claude Agent SDK's typings (agentnorm's own schema): `npm run drift -- --record` checks them in recordings of the newest Claude Code" },
 ];

@@ -4,7 +4,7 @@
  *   capture check FILE                      validate every line (line number + field for each problem)
  *   capture convert [--from SURFACE] FILE   a recording ({seq, dir, channel?, message} lines) → capture envelopes
  */
-import { homedir, tmpdir } from "node:os";
+import { machineRedactOptions } from "../../capture/machine.js";
 import { SURFACES, SURFACE_NAMES } from "../../../generated/surfaces.gen.js";
 import { CAPTURE_STAGES, createCaptureWriter, formatCaptureError, readCapture, serializeRecords, type CaptureReadResult } from "../../capture/capture.js";
 import type { RedactOptions } from "../../capture/redact.js";
@@ -22,13 +22,15 @@ export const CAPTURE_USAGE = `capture sanitize|check|convert …
                         a recording of {seq, dir, channel?, message} lines (fixtures/recorded/) → capture
                         envelopes (native_in + normalized_out, deterministic ids); --sanitize: a fixture;
                         the surface is detected unless --from names it
-Redaction is on by default: <HOME>=$HOME, <PROJECT>=the current directory, <TMP>=the temp directory; secrets
-(keys, tokens, cookies and auth headers, URL credentials, .netrc/.pgpass lines, private keys, env values) in every
-stage and in free text.`;
+Redaction is on by default: <HOME>=$HOME, <PROJECT>=the current directory, <TMP>=the temp directory, <USER>=your
+login name; secrets (keys and tokens by shape, secret-named fields and assignments, random-looking assignment values,
+cookies and auth headers, URL credentials, passwords given as command flags, .netrc/.pgpass lines, private keys,
+base64-wrapped credentials, env values) in every stage and in free text, streamed text judged across deltas
+(docs/capture.md lists every class).`;
 
-/** Directories the CLI redacts by default. */
+/** What the CLI redacts by default: the home, current and temp directories, and the login name. */
 export function cliRedactOptions(): RedactOptions {
-  return { home: homedir(), project: process.cwd(), tmp: tmpdir() };
+  return machineRedactOptions(process.cwd());
 }
 
 /**

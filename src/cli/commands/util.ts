@@ -6,13 +6,15 @@
  *    2 = usage error, 128+n = stopped by signal n;
  *  - lines are split on "\n" only (a "\r" before it is dropped; a lone "\r" is text), so FILE:LINE is the same line
  *    in every command;
- *  - diagnostics escape control characters (src/render/terminal-safe.ts), so hostile input cannot drive the terminal.
+ *  - diagnostics escape control and invisible characters (src/render/terminal-safe.ts), so hostile input cannot drive
+ *    the terminal or hide text, and are cut at DIAGNOSTIC_WIDTH characters a line.
  */
-import { createReadStream, statSync, writeFileSync } from "node:fs";
+import { closeSync, createReadStream, openSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { SURFACE_NAMES } from "../../../generated/surfaces.gen.js";
-import { escapeJsonOutput, escapeTerminal } from "../../render/terminal-safe.js";
+import { cutLines, escapeJsonOutput, escapeTerminal } from "../../render/terminal-safe.js";
 import { describeDetection, detectInput, DETECT_LINES, type Detection } from "../detect.js";
+import { stringifyBounded, TOO_DEEP_TEXT } from "../../normalize/nesting.js";
 
 export class UsageError extends Error {}
 
@@ -52,9 +54,12 @@ export function printHelp(text: string): number {
   return 0;
 }
 
-/** One diagnostic line on stderr, control characters escaped. */
+/** Characters per diagnostic line on stderr; a longer one (a quoted 200k-character value) is cut with a marker. */
+export const DIAGNOSTIC_WIDTH = 2000;
+
+/** One diagnostic line on stderr, control and invisible characters escaped, cut at DIAGNOSTIC_WIDTH. */
 export function warn(s: string): void {
-  process.stderr.write(escapeTerminal(s, { keepNewlines: true }) + "\n");
+  process.stderr.write(cutLines(escapeTerminal(s, { keepNewlines: true }), DIAGNOSTIC_WIDTH) + "\n");
 }
 
 /** An OS error → plain words. */
@@ -99,14 +104,17 @@ export function intFlag(f: Flags, name: string): number | undefined {
  */
 const SIGNALS: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
 let stopSignal: NodeJS.Signals | undefined;
-let wake: (() => void) | undefined;
-const stopped = new Promise<void>((res) => { wake = res; });
+/**
+ * Called on a stop signal: each wakes a read waiting for input. (Not a promise that every read races against: a
+ * never-settled promise keeps every race's result — each chunk read — reachable, and memory would grow with the input.)
+ */
+const stopHooks = new Set<() => void>();
 export function handleSignals(): void {
   for (const sig of Object.keys(SIGNALS) as NodeJS.Signals[]) {
     process.on(sig, () => {
       if (stopSignal) process.exit(128 + SIGNALS[stopSignal]!);
       stopSignal = sig;
-      wake?.();
+      for (const wake of stopHooks) wake();
     });
   }
 }
@@ -154,33 +162,62 @@ function looksBinary(sample: string): boolean {
   return bad > s.length * 0.1;
 }
 
+export interface ReadLinesOptions {
+  /**
+   * A line longer than this (in UTF-16 units) is not kept: its parts are dropped as they arrive, `onOversize` is told
+   * its number and length, and an empty line is yielded in its place (so line numbers stay right). Default: no limit.
+   */
+  maxLineChars?: number;
+  onOversize?: (line: number, chars: number) => void;
+}
+
 /**
- * The lines of FILE (or stdin for undefined / "-"), split on "\n" only; a "\r" before the "\n" is dropped.
- * Throws CliError for a missing file, a directory, binary data or a read error.
+ * The lines of FILE (or stdin for undefined / "-"), split on "\n" only; a "\r" before the "\n" is dropped, and so is
+ * a UTF-8 byte order mark (U+FEFF) at the very start of the input. Throws CliError for a missing file, a directory,
+ * binary data or a read error.
  */
-export async function* readLines(file: string | undefined, command = ""): AsyncGenerator<string> {
+export async function* readLines(file: string | undefined, command = "", options: ReadLinesOptions = {}): AsyncGenerator<string> {
   const stdin = !file || file === "-";
   if (!stdin) checkInputFile(file!);
   else ttyHint(command);
   const label = labelOf(file);
   const input = stdin ? process.stdin : createReadStream(file!);
   const decoder = new StringDecoder("utf8");
+  const max = options.maxLineChars ?? Infinity;
   let parts: string[] = [];
+  /** Characters of the current line so far (kept in `parts`, or dropped once past `max`). */
+  let partial = 0;
   let lineNo = 0;
   const it = input[Symbol.asyncIterator]();
+  // a stop signal ends the wait for the next chunk (see stopHooks)
+  let interrupt: (() => void) | undefined;
+  const hook = () => interrupt?.();
+  stopHooks.add(hook);
+  const next = () => new Promise<IteratorResult<unknown>>((res, rej) => {
+    interrupt = () => res({ done: true, value: undefined });
+    it.next().then(res, rej);
+  });
   let first = true;
   const take = (s: string): string => {
     lineNo++;
     return s.endsWith("\r") ? s.slice(0, -1) : s;
   };
+  const oversize = (chars: number): string => {
+    lineNo++;
+    options.onOversize?.(lineNo, chars);
+    return "";
+  };
   try {
     for (;;) {
       if (stopSignal) return;
-      const r = await Promise.race([it.next(), stopped.then(() => ({ done: true as const, value: undefined }))]);
+      const r = await next();
+      interrupt = undefined;
       if (r.done) break;
-      const chunk = typeof r.value === "string" ? r.value : decoder.write(r.value as Buffer);
+      let chunk = typeof r.value === "string" ? r.value : decoder.write(r.value as Buffer);
       if (first) {
+        if (chunk === "") continue; // a chunk that ends inside the first character
         first = false;
+        if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1); // a byte order mark is not part of the first line
         if (looksBinary(chunk)) throw new CliError(label, "binary data, not NDJSON text");
       }
       let start = 0;
@@ -188,21 +225,33 @@ export async function* readLines(file: string | undefined, command = ""): AsyncG
         const nl = chunk.indexOf("\n", start);
         if (nl < 0) break;
         const piece = chunk.slice(start, nl);
-        const whole = parts.length ? (parts.push(piece), parts.join("")) : piece;
+        if (partial + piece.length > max) yield oversize(partial + piece.length);
+        else yield take(parts.length ? (parts.push(piece), parts.join("")) : piece);
         parts = [];
-        yield take(whole);
+        partial = 0;
         if (stopSignal) return;
         start = nl + 1;
       }
-      if (start < chunk.length) parts.push(chunk.slice(start));
+      if (start < chunk.length) {
+        const piece = chunk.slice(start);
+        partial += piece.length;
+        if (partial > max) parts = [];
+        else parts.push(piece);
+      }
     }
     if (stopSignal) return;
-    const rest = parts.join("") + decoder.end();
-    if (rest !== "") yield take(rest);
+    const tail = decoder.end();
+    partial += tail.length;
+    if (partial > max) yield oversize(partial);
+    else {
+      const rest = parts.join("") + tail;
+      if (rest !== "") yield take(rest);
+    }
   } catch (err) {
     if (err instanceof CliError) throw err;
     throw new CliError(label, `cannot read: ${reason(err)}`);
   } finally {
+    stopHooks.delete(hook);
     if (!stdin) (input as ReturnType<typeof createReadStream>).destroy();
   }
 }
@@ -247,7 +296,9 @@ export async function openInput(file: string | undefined, command: string): Prom
       throw new CliError(label, `starts with "[" but is not a JSON array (${(err as Error).message})`);
     }
     if (!Array.isArray(arr)) throw new CliError(label, `starts with "[" but is not a JSON array`);
-    const texts = arr.map((x) => JSON.stringify(x) ?? "null");
+    // an element nesting deeper than the normalizer maps is passed on as a text that nests deeper (every reader
+    // reports it as such), not serialized (JSON.stringify would overflow the stack)
+    const texts = arr.map((x) => stringifyBounded(x) ?? TOO_DEEP_TEXT);
     async function* elements() {
       for (let i = 0; i < texts.length; i++) yield { text: texts[i], n: i + 1 };
     }
@@ -299,4 +350,44 @@ export async function writeOutput(text: string, out: string | undefined): Promis
       throw new CliError(out, `cannot write: ${reason(err)}`);
     }
   } else await write(text);
+}
+
+/**
+ * Write an output given in pieces to FILE (or stdout for undefined / "-") without joining it (a large page is never
+ * one string); pieces are batched into writes of about 1 MB. Returns the characters written; a failure is a
+ * CliError naming the file.
+ */
+export async function writeOutputChunks(chunks: Iterable<string>, out: string | undefined): Promise<number> {
+  const toFile = !!out && out !== "-";
+  let fd: number | undefined;
+  let written = 0;
+  let batch: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (!batch.length) return;
+    const s = batch.join("");
+    batch = [];
+    size = 0;
+    if (fd === undefined) await write(s);
+    else {
+      const buf = Buffer.from(s, "utf8");
+      for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
+    }
+  };
+  try {
+    if (toFile) fd = openSync(out!, "w");
+    for (const c of chunks) {
+      batch.push(c);
+      size += c.length;
+      written += c.length;
+      if (size >= 1 << 20) await flush();
+    }
+    await flush();
+  } catch (err) {
+    if (!toFile || err instanceof CliError) throw err;
+    throw new CliError(out!, `cannot write: ${reason(err)}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return written;
 }

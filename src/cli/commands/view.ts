@@ -1,57 +1,113 @@
 /** `agentnorm view`: one self-contained HTML page (transcript, timeline, native message) from a recording, a canonical stream or a capture. */
 import { basename } from "node:path";
 import { SURFACE_NAMES } from "../../../generated/surfaces.gen.js";
-import { loadInput, viewerData, ViewerInputError } from "../../view/data.js";
-import { viewerHtml } from "../../view/html.js";
-import { detectInput } from "../detect.js";
-import { chooseSurface, CliError, labelOf, parseArgs, printHelp, readText, surfaceFlag, UsageError, warn, writeOutput } from "./util.js";
+import { arrayLines, createViewStream, viewerData, ViewerInputError } from "../../view/data.js";
+import { cutNotice, sizeText } from "../../view/labels.js";
+import { viewerHtmlChunks } from "../../view/html.js";
+import { detectInput, DETECT_LINES } from "../detect.js";
+import { chooseSurface, CliError, intFlag, labelOf, parseArgs, printHelp, readLines, UsageError, surfaceFlag, warn, writeOutputChunks } from "./util.js";
+
+/** Default cap: MB of input (1 MB = 1,048,576 characters) whose last turns the page shows. */
+export const DEFAULT_VIEW_MB = 16;
+/** The sample the input kind and surface are told from: the first DETECT_LINES lines, at most this many characters. */
+const SAMPLE_CHARS = 1 << 20;
+/** FILE:LINE diagnostics printed before only the count is kept. */
+const SHOWN = 10;
 
 export const VIEW_USAGE = `view FILE|- [options]
   --from SURFACE        the input is native provider messages of SURFACE (normalized here): ${SURFACE_NAMES.join(", ")}
                         (default: detected; a canonical NDJSON stream or a capture file is recognised as such)
   -o, --out FILE        where to write the page (default: <input name>.html in the current directory; - = stdout)
   --title TEXT          page title
+  --max-mb N            the page holds the last turns whose input fits in N MB (default ${DEFAULT_VIEW_MB}); older turns are
+                        left out, and the page and the summary say how many, with their events and problems; the
+                        input is read as a stream, so memory follows N, not the input's size
+  --turns N             at most the last N turns (default: all that fit)
   --quiet               no summary on stderr`;
 
+type Item = { n: number; text: string } | { n: number; over: number };
+
 export async function view(argv: string[]): Promise<number> {
-  const f = parseArgs(argv, { from: "value", o: "value", out: "value", title: "value", quiet: "bool" });
+  const f = parseArgs(argv, { from: "value", o: "value", out: "value", title: "value", quiet: "bool", "max-mb": "value", turns: "value" });
   if (f.help) return printHelp(VIEW_USAGE);
   if (f._.length !== 1) throw new UsageError(`view takes one input FILE (or -), got ${f._.length ? f._.join(" ") : "none"}`);
   let from = surfaceFlag(f);
+  const maxBytes = (intFlag(f, "max-mb") ?? DEFAULT_VIEW_MB) * (1 << 20);
+  const maxTurns = intFlag(f, "turns");
   const file = f._[0];
   const label = labelOf(file);
-  const text = await readText(file, "view");
-  if (text.trim() === "") throw new CliError(label, "empty input (nothing to view)");
-  // lines that are not JSON: named as FILE:LINE like every other command does (the page counts them too)
-  if (!text.trimStart().startsWith("[")) {
-    let bad = 0;
-    text.split("\n").forEach((l, i) => {
-      if (l.trim() === "") return;
-      try { JSON.parse(l); } catch (err) { if (++bad <= 10) warn(`${label}:${i + 1}: not valid JSON (${(err as Error).message})`); }
-    });
-    if (bad > 10) warn(`agentnorm: ${label}: ${bad - 10} more line(s) not valid JSON`);
+
+  // The input as a stream of lines; a line longer than the cap cannot be shown, so it is not kept (only counted).
+  let over: number | undefined;
+  const src = readLines(file, "view", { maxLineChars: maxBytes, onOversize: (_n, chars) => { over = chars; } });
+  async function* items(): AsyncGenerator<Item> {
+    let n = 0;
+    for await (const text of src) {
+      n++;
+      if (over !== undefined) { yield { n, over }; over = undefined; }
+      else yield { n, text };
+    }
   }
-  const sample = text.slice(0, 1 << 20).split("\n");
-  const detection = detectInput(sample);
+  const input = items();
+  // The sample: the first lines, for what the input is (canonical, capture, or which surface).
+  const head: Item[] = [];
+  let nonBlank = 0;
+  let sampled = 0;
+  while (nonBlank < DETECT_LINES && sampled <= SAMPLE_CHARS) {
+    const r = await input.next();
+    if (r.done) break;
+    head.push(r.value);
+    if ("text" in r.value && r.value.text.trim() !== "") { nonBlank++; sampled += r.value.text.length; }
+    if ("over" in r.value) nonBlank++;
+  }
+  if (nonBlank === 0) throw new CliError(label, "empty input (nothing to view)");
+  let rest: AsyncIterable<Item> | Iterable<Item> = input;
+  let lines = head;
+  // One JSON array (a document, not NDJSON): read whole, up to the cap; its elements are the messages, numbered 1…N.
+  const first = head.find((x): x is { n: number; text: string } => "text" in x && x.text.trim() !== "");
+  if (first && first.text.trimStart().startsWith("[")) {
+    const all = [...head];
+    let total = head.reduce((a, x) => a + ("text" in x ? x.text.length + 1 : x.over), 0);
+    for await (const x of input) {
+      total += "text" in x ? x.text.length + 1 : x.over;
+      if (total > maxBytes) throw new CliError(label, `starts with "[" (one JSON array) and is larger than --max-mb ${maxBytes >> 20}: a JSON array is read whole; give NDJSON (one message per line, e.g. jq -c '.[]'), or a larger --max-mb`);
+      all.push(x);
+    }
+    const elements = all.some((x) => "over" in x) ? undefined : arrayLines(all.map((x) => ("text" in x ? x.text : "")).join("\n"));
+    lines = elements ? elements.map((text, i) => ({ n: i + 1, text })) : all;
+    rest = [];
+  }
+  const detection = detectInput(lines.slice(0, 4 * DETECT_LINES).flatMap((x) => ("text" in x ? [x.text] : [])));
   if (detection.kind === "native" || detection.kind === "unknown" || from) {
     from = chooseSurface({ label, detection, lines: (async function* () {})() }, from, { quiet: !!f.quiet }) ?? from;
   }
   const out = (f.o ?? f.out ?? (file === "-" ? "-" : basename(file).replace(/\.(nd)?jsonl?$/i, "") + ".html")) as string;
   const title = (f.title as string | undefined) ?? `agentnorm view — ${basename(label)}`;
-  let html: string;
+  let problemLines = 0;
+  let data: ReturnType<typeof viewerData>;
   let summary: string;
   try {
-    const loaded = loadInput(text, { from, title });
-    const data = viewerData(loaded, { from, title });
-    html = viewerHtml(data);
+    const s = createViewStream({
+      from, title, maxBytes, ...(maxTurns !== undefined ? { maxTurns } : {}),
+      // lines with a problem: named as FILE:LINE like every other command does (the page counts them too)
+      onLineProblem: (line, message) => { if (++problemLines <= SHOWN) warn(`${label}:${line}: ${message}`); },
+    });
+    const push = (x: Item) => ("text" in x ? s.line(x.text, x.n) : s.oversize(x.n, x.over));
+    for (const x of lines) push(x);
+    for await (const x of rest) push(x);
+    const loaded = s.end();
+    data = viewerData(loaded, { from, title });
     const byKind: Record<string, number> = {};
     for (const p of data.problems) byKind[p.kind] = (byKind[p.kind] ?? 0) + 1;
     summary = `${loaded.kind} input, ${data.events.length} event(s), ${data.natives.length} native message(s), ${data.transcript.turns.length} turn(s); problems: ${Object.entries(byKind).map(([k, n]) => `${n} ${k}`).join(", ") || "none"}${data.meta.verified ? "" : " (not verified)"}`;
+    if (loaded.cut) summary += `; ${cutNotice(loaded.cut)}`;
   } catch (err) {
     if (err instanceof ViewerInputError) throw new CliError(label, err.message);
     throw err;
   }
-  await writeOutput(html, out);
-  if (!f.quiet) warn(`agentnorm: ${label}: ${summary} → ${out === "-" ? "<stdout>" : out} (${(html.length / 1024).toFixed(0)} KB)`);
+  if (problemLines > SHOWN) warn(`agentnorm: ${label}: ${problemLines - SHOWN} more line(s) with problems (counted on the page)`);
+  // the page is written piece by piece (its data member by member), never held as one string
+  const size = await writeOutputChunks(viewerHtmlChunks(data), out);
+  if (!f.quiet) warn(`agentnorm: ${label}: ${summary} → ${out === "-" ? "<stdout>" : out} (${sizeText(size)})`);
   return 0;
 }

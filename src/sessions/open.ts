@@ -1,0 +1,250 @@
+/**
+ * openSession: a stored session's records, read from disk as its restored-history surface expects them (stores.ts
+ * says how), normalized into canonical events with the ids the live layer gives the same session.
+ */
+import { closeSync, openSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { createNormalizer, type CanonicalEvent, type Normalizer } from "../normalize/normalizer.js";
+import { storedSessionIds, type IdFactory } from "../normalize/ids.js";
+import { ERROR_CODES, InvalidOptionError, SessionStoreError } from "../errors.js";
+import { readLineAt, readLines } from "./files.js";
+import { listSessions, storeRoot, walkPattern, type StoredSession } from "./list.js";
+import { SqliteReader } from "./sqlite.js";
+import { SESSION_AGENTS, STORES, type FileStore, type RecordLog, type SessionAgent, type SqliteStore } from "./stores.js";
+
+export interface OpenOptions {
+  /** Where to look for a session named by id (as listSessions' `env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Canonical ids (default: the stored session's — its session and first thread ids derived from agent and provider id, the rest random). */
+  ids?: IdFactory;
+  /** createdAt where a record carries no time of its own (default: Date.now). */
+  clock?: () => number | Date | string;
+  /** Keep each record in raw.payload (default true). */
+  includeRaw?: boolean;
+}
+
+/**
+ * A stored session's canonical events: `ref` is a listed session, or its id — the provider's (`"<agent>:<id>"`, or the
+ * bare id, looked up in every store) or the canonical one (`ses_…`). Streams from disk: a file is read line by line
+ * up to its size when the read began (a line still being written is left out, with a runtime.warning).
+ * Rejects with a SessionStoreError (code session_not_found / session_unreadable).
+ */
+export async function* openSession(ref: StoredSession | string, options: OpenOptions = {}): AsyncGenerator<CanonicalEvent> {
+  const s = await resolveRef(ref, options);
+  const spec = STORES[s.agent];
+  const normalizer = createNormalizer({
+    surface: spec.surface,
+    ids: options.ids ?? storedSessionIds(s.agent, s.providerSessionId),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.includeRaw !== undefined ? { includeRaw: options.includeRaw } : {}),
+  });
+  const warnings: string[] = [];
+  const store = spec.store;
+  if (store.kind === "sqlite") yield* sqliteEntries(normalizer, store, s);
+  else {
+    const files = [s.path, ...childFiles(store, s)];
+    for (const file of files) {
+      if (store.framing.kind === "record-log") yield* recordLog(normalizer, store.framing, file, warnings);
+      else if (store.order.kind === "links") yield* linked(normalizer, store.order, file, warnings);
+      else yield* lines(normalizer, file, warnings);
+    }
+  }
+  for (const message of warnings) yield* normalizer.hostEvent({ type: "runtime.warning", payload: { message }, rule: "agentnorm#sessions" });
+  yield* normalizer.end();
+}
+
+async function resolveRef(ref: StoredSession | string, o: OpenOptions): Promise<StoredSession> {
+  if (ref && typeof ref === "object") {
+    if (!(SESSION_AGENTS as readonly string[]).includes(ref.agent) || typeof ref.path !== "string" || typeof ref.providerSessionId !== "string") {
+      throw new InvalidOptionError("ref", "openSession: ref must be a session listSessions returned, or a session id");
+    }
+    if (ref.problem !== undefined) throw new SessionStoreError(ERROR_CODES.SESSION_UNREADABLE, `${ref.path}: ${ref.problem}`);
+    return ref;
+  }
+  if (typeof ref !== "string" || ref === "") throw new InvalidOptionError("ref", "openSession: ref must be a session listSessions returned, or a session id");
+  const found = await findSession(ref, o.env);
+  if (!found) throw new SessionStoreError(ERROR_CODES.SESSION_NOT_FOUND, `no stored session "${ref}" (looked in the stores of ${SESSION_AGENTS.join(", ")})`);
+  if (found.problem !== undefined) throw new SessionStoreError(ERROR_CODES.SESSION_UNREADABLE, `${found.path}: ${found.problem}`);
+  return found;
+}
+
+/** A listed session by `<agent>:<provider id>`, provider id, canonical id, or a unique prefix of one of them. */
+export async function findSession(ref: string, env?: OpenOptions["env"]): Promise<StoredSession | undefined> {
+  const colon = ref.indexOf(":");
+  const agent = colon > 0 && (SESSION_AGENTS as readonly string[]).includes(ref.slice(0, colon)) ? (ref.slice(0, colon) as SessionAgent) : undefined;
+  const id = agent ? ref.slice(colon + 1) : ref;
+  const all = await listSessions({ ...(agent ? { agents: [agent] } : {}), ...(env ? { env } : {}) });
+  const exact = all.filter((s) => s.providerSessionId === id || s.sessionId === id);
+  if (exact.length) return exact[0];
+  const prefixed = all.filter((s) => id.length >= 4 && (s.providerSessionId.startsWith(id) || s.sessionId.startsWith(id)));
+  return prefixed.length === 1 ? prefixed[0] : undefined;
+}
+
+/** The session's subagent files (store.children), sorted. */
+function childFiles(store: FileStore, s: StoredSession): string[] {
+  if (!store.children) return [];
+  const dir = join(dirname(s.path), store.children.dir.replace("{id}", s.providerSessionId));
+  return walkPattern(dir, store.children.file);
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch (e) {
+    throw new SessionStoreError(ERROR_CODES.SESSION_UNREADABLE, `${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+  }
+}
+
+const partialNote = (file: string, bytes: number) => `${basename(file)}: its last ${bytes} byte(s) are not a whole line (being written?): read up to its last whole line`;
+
+/** One record per line, in file order. */
+async function* lines(n: Normalizer, file: string, warnings: string[]): AsyncGenerator<CanonicalEvent> {
+  let lineNumber = 0;
+  for await (const l of readLines(file, sizeOf(file), (bytes) => warnings.push(partialNote(file, bytes)))) {
+    lineNumber++;
+    if (l.text.trim() === "") continue;
+    yield* n.pushLine(l.text, { lineNumber });
+  }
+}
+
+/**
+ * Records linked by parent ids (Claude Code appends them asynchronously: the file's order can differ from the
+ * conversation's), read in conversation order: a first pass keeps only each line's place, id, parents and time;
+ * the second reads the lines in order. The tree of parent links is walked depth-first (children in file order; lines
+ * no walk reaches after it, in file order); lines without an id go before the first tree line later than them.
+ */
+async function* linked(n: Normalizer, order: { id: string; parents: readonly string[] }, file: string, warnings: string[]): AsyncGenerator<CanonicalEvent> {
+  interface Ref { offset: number; length: number; line: number; id?: string; parent?: string; time: number }
+  const refs: Ref[] = [];
+  let lineNumber = 0;
+  const parentsOf: string[][] = [];
+  for await (const l of readLines(file, sizeOf(file), (bytes) => warnings.push(partialNote(file, bytes)))) {
+    lineNumber++;
+    if (l.text.trim() === "") continue;
+    let v: any;
+    try { v = JSON.parse(l.text); } catch { v = undefined; }
+    const ref: Ref = { offset: l.offset, length: l.length, line: lineNumber, time: typeof v?.timestamp === "string" ? Date.parse(v.timestamp) : NaN };
+    if (v && typeof v[order.id] === "string") ref.id = v[order.id];
+    parentsOf.push(order.parents.map((p) => v?.[p]).filter((p): p is string => typeof p === "string"));
+    refs.push(ref);
+  }
+  const ids = new Set(refs.flatMap((r) => (r.id !== undefined ? [r.id] : [])));
+  const children = new Map<string | null, Ref[]>();
+  refs.forEach((r, i) => {
+    if (r.id === undefined) return;
+    const parent = parentsOf[i]!.find((p) => ids.has(p)) ?? null;
+    const list = children.get(parent) ?? [];
+    list.push(r);
+    children.set(parent, list);
+  });
+  const tree: Ref[] = [];
+  const seen = new Set<Ref>();
+  const stack: Ref[] = [];
+  const visit = () => {
+    while (stack.length) {
+      const r = stack.pop()!;
+      if (seen.has(r)) continue;
+      seen.add(r);
+      tree.push(r);
+      const kids = children.get(r.id!) ?? [];
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
+    }
+  };
+  const roots = children.get(null) ?? [];
+  for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i]!);
+  visit();
+  for (const r of refs) if (r.id !== undefined && !seen.has(r)) { stack.push(r); visit(); }
+  const loose = refs.filter((r) => r.id === undefined);
+  const ordered: Ref[] = [];
+  let i = 0;
+  for (const r of tree) {
+    while (i < loose.length && !(loose[i]!.time > r.time)) ordered.push(loose[i++]!);
+    ordered.push(r);
+  }
+  ordered.push(...loose.slice(i));
+  const fd = openSync(file, "r");
+  try {
+    for (const r of ordered) yield* n.pushLine(readLineAt(fd, r.offset, r.length), { lineNumber: r.line });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A record log (stores.ts RecordLog): replayed to the session it says at its end — memory holds the session's
+ * messages, since a later record may replace or remove any of them — then the header and the messages, in order.
+ */
+async function* recordLog(n: Normalizer, log: RecordLog, file: string, warnings: string[]): AsyncGenerator<CanonicalEvent> {
+  let header: Record<string, unknown> = {};
+  const messages = new Map<string, unknown>();
+  const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+  const addAll = (list: unknown) => { if (Array.isArray(list)) for (const m of list) if (isObject(m) && typeof m[log.key] === "string") messages.set(m[log.key] as string, m); };
+  let bad = 0;
+  for await (const l of readLines(file, sizeOf(file), (bytes) => warnings.push(partialNote(file, bytes)))) {
+    if (l.text.trim() === "") continue;
+    let r: unknown;
+    try { r = JSON.parse(l.text); } catch { bad++; continue; }
+    if (!isObject(r)) { bad++; continue; }
+    if (typeof r[log.rewind] === "string") {
+      let found = false;
+      for (const k of [...messages.keys()]) { if (k === r[log.rewind]) found = true; if (found) messages.delete(k); }
+      if (!found) messages.clear();
+    } else if (typeof r[log.key] === "string") {
+      messages.set(r[log.key] as string, r);
+    } else if (isObject(r[log.set])) {
+      const set = r[log.set] as Record<string, unknown>;
+      if (Array.isArray(set[log.list])) { messages.clear(); addAll(set[log.list]); }
+      const { [log.list]: _, ...rest } = set;
+      header = { ...header, ...rest };
+    } else if (log.header.every((k) => typeof r[k] === "string")) {
+      const { [log.list]: list, ...rest } = r;
+      header = { ...header, ...rest };
+      addAll(list);
+    } else bad++;
+  }
+  if (bad) warnings.push(`${basename(file)}: ${bad} line(s) are not records of this log (not JSON, or of no known kind): left out`);
+  yield* n.push(header);
+  for (const m of messages.values()) yield* n.push(m);
+}
+
+/** A SQLite store's session: its messages in order, each with its parts (an entry per message). */
+async function* sqliteEntries(n: Normalizer, store: SqliteStore, s: StoredSession): AsyncGenerator<CanonicalEvent> {
+  let db: SqliteReader;
+  try {
+    db = SqliteReader.open(s.path);
+  } catch (e) {
+    throw new SessionStoreError(ERROR_CODES.SESSION_UNREADABLE, (e as Error).message, { cause: e });
+  }
+  try {
+    const m = store.messages, p = store.parts;
+    const parseJson = (v: unknown): Record<string, unknown> => { try { const o = JSON.parse(String(v)); return o && typeof o === "object" && !Array.isArray(o) ? o : {}; } catch { return {}; } };
+    let msgs: Record<string, unknown>[];
+    const parts = new Map<string, Record<string, unknown>[]>();
+    try {
+      msgs = [];
+      for (const r of db.rows(m.table, [m.id, m.session, m.json, ...m.order.filter((c) => c !== m.id)])) if (r[m.session] === s.providerSessionId) msgs.push(r);
+      const key = (r: Record<string, unknown>) => m.order.map((c) => r[c]);
+      msgs.sort((a, b) => { const ka = key(a), kb = key(b); for (let i = 0; i < ka.length; i++) { if (ka[i]! < kb[i]!) return -1; if (ka[i]! > kb[i]!) return 1; } return 0; });
+      for (const r of db.rows(p.table, [p.id, p.message, p.session, p.json])) {
+        if (r[p.session] !== s.providerSessionId) continue;
+        const list = parts.get(r[p.message] as string) ?? [];
+        list.push(r);
+        parts.set(r[p.message] as string, list);
+      }
+    } catch (e) {
+      throw new SessionStoreError(ERROR_CODES.SESSION_UNREADABLE, (e as Error).message, { cause: e });
+    }
+    const { sessionKey, messageKey } = store.entry;
+    for (const r of msgs) {
+      const mid = r[m.id] as string;
+      const ps = (parts.get(mid) ?? []).sort((a, b) => (String(a[p.id]) < String(b[p.id]) ? -1 : 1));
+      const info = { id: mid, [sessionKey]: s.providerSessionId, ...parseJson(r[m.json]) };
+      const entryParts = ps.map((x) => ({ id: x[p.id], [sessionKey]: s.providerSessionId, [messageKey]: mid, ...parseJson(x[p.json]) }));
+      yield* n.push({ info, parts: entryParts });
+    }
+  } finally {
+    db.close();
+  }
+}
+
+export { storeRoot };
