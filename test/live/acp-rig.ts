@@ -133,10 +133,11 @@ export async function acpRig(agent: AcpTestAgent, s: Scenario, extra: Partial<Co
   return {
     sandbox, server, options, stderr,
     async dispose() {
-      // Cline's hub daemon outlives the agent's process group (fixtures/record/recorders/cline-acp.ts)
-      if (agent === "cline-acp") await stopHubDaemons(sandbox.root);
+      // the preset runs Cline's sessions in its own process (local backend): no hub daemon may outlive it
+      const hubs = agent === "cline-acp" ? await stopHubDaemons(sandbox.root) : [];
       await server.close();
       rmSync(sandbox.root, { recursive: true, force: true });
+      if (hubs.length) throw new Error(`cline-acp: ${hubs.length} hub daemon(s) outlived the agent (stopped: ${hubs.join(", ")})`);
     },
   };
 }

@@ -26,7 +26,10 @@ import { startChild, describeExit, type Child, type ExitInfo } from "../process.
 import { LiveError, LIVE_ERROR_CODES } from "../errors.js";
 import type { AcpCommand, AcpPreset, Driver, DriverFactory, DriverHost, Frame, LiveAgent, RequestAnswer, ResolvedOptions } from "../types.js";
 
-/** The preset agents' command lines (the executable is found on PATH unless `bin` names it). */
+/**
+ * The preset agents' command lines (the executable is found on PATH unless `bin` names it). A preset's `env` holds
+ * defaults: connect's `env` overrides them.
+ */
 export const ACP_PRESETS: Readonly<Record<AcpPreset, AcpCommand>> = {
   "opencode-acp": { command: "opencode", args: ["acp"] },
   gemini: { command: "gemini", args: ["--acp"] },
@@ -35,7 +38,9 @@ export const ACP_PRESETS: Readonly<Record<AcpPreset, AcpCommand>> = {
   "claude-agent-acp": { command: "claude-agent-acp" },
   "qwen-acp": { command: "qwen", args: ["--acp"] },
   "copilot-acp": { command: "copilot", args: ["--acp"] },
-  "cline-acp": { command: "cline", args: ["--acp"] },
+  // Cline's default ("auto") session backend starts a hub daemon in a session of its own, outside the agent's process
+  // group, that outlives the agent; the local backend runs the sessions in the agent's own process.
+  "cline-acp": { command: "cline", args: ["--acp"], env: { CLINE_SESSION_BACKEND_MODE: "local" } },
   "cursor-acp": { command: "cursor-agent", args: ["acp"] },
 };
 
@@ -148,7 +153,7 @@ class AcpDriver implements Driver {
   private terminals = new Map<string, Terminal>();
   private nextTerminal = 0;
 
-  constructor(private readonly host: DriverHost, private readonly o: ResolvedOptions, private readonly spec: AcpCommand) {}
+  constructor(private readonly host: DriverHost, private readonly o: ResolvedOptions, private readonly spec: AcpCommand, private readonly preset = false) {}
 
   get pid() { return this.child?.pid; }
 
@@ -159,7 +164,8 @@ class AcpDriver implements Driver {
   }
 
   private get env(): Record<string, string | undefined> {
-    return { ...this.o.env, ...(this.spec.env ?? {}) };
+    // a preset's env are defaults (connect's env wins); the object form's env is the caller's own (it wins)
+    return this.preset ? { ...(this.spec.env ?? {}), ...this.o.env } : { ...this.o.env, ...(this.spec.env ?? {}) };
   }
 
   private initializeParams() {
@@ -444,7 +450,7 @@ export function acpDriver(agent: AcpPreset | { acp: AcpCommand }): DriverFactory
     surface: "acp",
     provider: "acp",
     command: spec.command,
-    create: (host, o) => new AcpDriver(host, o, spec),
+    create: (host, o) => new AcpDriver(host, o, spec, typeof agent === "string"),
   };
 }
 
