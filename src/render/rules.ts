@@ -99,8 +99,9 @@ export type StatusLevel = "info" | "warning" | "error";
  * The status line an event makes, per canonical event type: its level and message, and `when` it makes one (absent:
  * always); `phase` is its chat_event phase (default "updated").
  */
-export interface StatusRule { level: StatusLevel; message: (p: any) => string; when?: (p: any) => boolean; phase?: "updated" | "failed" }
+export interface StatusRule { level: StatusLevel | ((p: any) => StatusLevel); message: (p: any) => string; when?: (p: any) => boolean; phase?: "updated" | "failed" }
 export const STATUS_RULES: Readonly<Partial<Record<CanonicalRuntimeEventType, StatusRule>>> = {
+  "session.exited": { level: (p) => (p.exitKind === "error" ? "error" : "info"), message: (p) => `session exited${p.reason ? `: ${p.reason}` : ""}` },
   "thread.realtime.error": { level: "error", message: (p) => `realtime: ${p.message}` },
   "hook.completed": { level: "warning", when: (p) => p.outcome === "error", message: (p) => `hook ${p.hookId} failed${p.output ? `: ${p.output}` : ""}` },
   "tool.summary": { level: "info", message: (p) => String(p.summary) },
@@ -112,8 +113,10 @@ export const STATUS_RULES: Readonly<Partial<Record<CanonicalRuntimeEventType, St
   "runtime.error": { level: "error", message: (p) => String(p.message), phase: "failed" },
 };
 
-/** session.exited's line: "session exited: <reason>", an error when its exitKind says so. */
-export const sessionExitedText = (p: any): string => `session exited${p.reason ? `: ${p.reason}` : ""}`;
+/** A rule's level for one payload. */
+export function statusLevel(rule: StatusRule, p: any): StatusLevel {
+  return typeof rule.level === "function" ? rule.level(p) : rule.level;
+}
 
 /** Human labels of tool item types (a tool card names its kind with these, never with the canonical enum value). */
 const TOOL_KIND_LABEL: Readonly<Record<string, string>> = {

@@ -3,7 +3,7 @@
  * turn's diff, token usage, mode, and status lines (their texts: src/render/rules.ts STATUS_RULES).
  */
 import type { CanonicalRuntimeEventType } from "../../../generated/canonical.gen.js";
-import { planSteps, sessionExitedText, STATUS_RULES, turnEndState, type StatusLevel } from "../rules.js";
+import { planSteps, STATUS_RULES, statusLevel, turnEndState, type StatusLevel } from "../rules.js";
 import { itemBlock } from "./items.js";
 import { outputChunk, sideChange, textChunk, type Ctx, type Handler, type State, type StepState } from "./state.js";
 import type { ContextUsage, DiffFile, TokenUsage } from "./types.js";
@@ -24,7 +24,7 @@ function statusLine(S: State, c: Ctx, level: StatusLevel, message: string) {
 /** The status line of an event type with a STATUS_RULES entry (when its rule says it makes one). */
 function ruled(type: CanonicalRuntimeEventType): Handler {
   const rule = STATUS_RULES[type]!;
-  return (S, c) => { if (!rule.when || rule.when(c.p)) statusLine(S, c, rule.level, rule.message(c.p)); };
+  return (S, c) => { if (!rule.when || rule.when(c.p)) statusLine(S, c, statusLevel(rule, c.p), rule.message(c.p)); };
 }
 
 function modeOf(p: any): { mode?: string; model?: string } {
@@ -119,7 +119,7 @@ export const RECORD_HANDLERS = {
     if (model !== undefined) b.fields.model = model;
   },
   "session.state.changed": (S, c) => { c.session.state = c.p.state; },
-  "session.exited": (S, c) => statusLine(S, c, "info", sessionExitedText(c.p)),
+  "session.exited": ruled("session.exited"),
   "thread.started": noBlock,
   "thread.state.changed": noBlock,
   "thread.metadata.updated": noBlock,
