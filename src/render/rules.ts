@@ -131,16 +131,19 @@ const TOOL_KIND_LABEL: Readonly<Record<string, string>> = {
   unknown: "tool",
 };
 
-/** A tool's human label: its tool name when the title does not already say it, else its kind in words. */
-export function toolLabel(b: { itemType: string; toolName?: string; title?: string }): string {
-  if (b.toolName && b.toolName !== b.title) return b.toolName;
-  return TOOL_KIND_LABEL[b.itemType] ?? b.itemType.replace(/_/g, " ");
+/**
+ * A tool card's headline: a command shows its command (or its title when the title is part of the command: a short
+ * form of it, e.g. without the shell wrapper), other tools their title (falling back to the tool name, the kind).
+ */
+export function toolHeadline(b: { itemType: string; title?: string; command?: string; toolName?: string }): string {
+  if (b.itemType === "command_execution" && b.command && !(b.title && b.command.includes(b.title))) return b.command;
+  return b.title ?? b.toolName ?? b.itemType;
 }
 
-/** A tool card's headline: a command shows its command, other tools their title (falling back to the tool name, the kind). */
-export function toolHeadline(b: { itemType: string; title?: string; command?: string; toolName?: string }): string {
-  if (b.itemType === "command_execution" && b.command) return b.command;
-  return b.title ?? b.toolName ?? b.itemType;
+/** A tool's human label: its tool name when the headline does not already say it, else its kind in words. */
+export function toolLabel(b: { itemType: string; toolName?: string; title?: string; command?: string }): string {
+  if (b.toolName && b.toolName !== toolHeadline(b)) return b.toolName;
+  return TOOL_KIND_LABEL[b.itemType] ?? b.itemType.replace(/_/g, " ");
 }
 
 /** What a failed tool says went wrong: its `error`, else (a provider that puts the reason in the output) its string result. */
