@@ -10,9 +10,14 @@
  *
  * Published as TypeScript types (below) and a JSON Schema (schemas/chat-event.schema.json, package export
  * `agentnorm/chat-event.schema.json`). checkChatEvents() enforces the contract invariants over a record list.
- * Pure; no Node APIs. The dispatch is a table keyed by canonical event type.
+ * A view of the accumulator (src/render/accumulator.ts): each event's records are made from what it changed and the
+ * state around it, with the rules of src/render/rules.ts. Pure; no Node APIs. The dispatch is a table keyed by
+ * canonical event type.
  */
-import { REQUEST_KIND, type CanonicalRequestType, type CanonicalRuntimeEventType, type ProviderKind, type ProviderRefs, type ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
+import type { CanonicalRuntimeEventType, ProviderKind, ProviderRefs, ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
+import { accumulatorWithState } from "./accumulator.js";
+import type { StepState } from "./accumulator/state.js";
+import { deltaRoute, diffFiles, itemPhase, MESSAGE_ITEMS, planSteps, questionFields, requestKindOf, STATUS_RULES, statusLevel, TOOL_FIELDS, toolStatusOf, userMessageText } from "./rules.js";
 
 type CanonicalEvent = ProviderRuntimeEventV2;
 
@@ -80,26 +85,21 @@ export interface ChatEvent {
 
 // ───────────────────────────── projection ─────────────────────────────
 
-interface ItemInfo { itemType: string; name?: string; closed: boolean; started: boolean; turnId?: string; streamed?: string }
-/** `turnId`: the event's turn — its own, else its item's, else the session's open turn (as the accumulator groups). */
-interface P { e: CanonicalEvent; p: any; turnId?: string; items: Map<string, ItemInfo>; out: Omit<ChatEvent, "sequence" | "type" | "schemaVersion" | "provider" | "sessionId" | "source">[] }
-
-const TOOL_STATUS: Record<string, ChatEventTool["status"]> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined", superseded: "failed" };
-const MESSAGE_ITEMS: Record<string, { kind: ChatEventKind; suffix: string; role?: "assistant" | "user" }> = {
-  assistant_message: { kind: "text", suffix: "text", role: "assistant" },
-  user_message: { kind: "text", suffix: "text", role: "user" },
-  reasoning: { kind: "thinking", suffix: "thinking" },
-  plan: { kind: "plan", suffix: "plan" },
-};
-const DELTA_KIND: Record<string, { kind: ChatEventKind; suffix: string }> = {
-  assistant_text: { kind: "text", suffix: "text" },
-  reasoning_text: { kind: "thinking", suffix: "thinking" },
-  reasoning_summary_text: { kind: "thinking", suffix: "thinking" },
-  plan_text: { kind: "plan", suffix: "plan" },
-  command_output: { kind: "terminal", suffix: "terminal" },
-  file_change_output: { kind: "diff", suffix: "diff" },
-};
-
+/**
+ * What the projection reads of the accumulator for one event: the event's turn (its own, else its item's, else the
+ * session's open turn — read before the event is applied), whether its item had started, the item's type and tool
+ * name, and the terminal text before and after (the command output the event added).
+ */
+interface P {
+  e: CanonicalEvent;
+  p: any;
+  turnId?: string;
+  /** The item's step before and after the event (undefined: no item, or not known). */
+  startedBefore: boolean;
+  terminalBefore: string;
+  step: StepState | undefined;
+  out: Omit<ChatEvent, "sequence" | "type" | "schemaVersion" | "provider" | "sessionId" | "source">[];
+}
 
 /** Native message/part identity: a provider item id `msg:3` is message `msg`, part `3`; otherwise the whole id. */
 function nativeIds(e: CanonicalEvent): { messageId?: string; partId?: string } {
@@ -118,60 +118,54 @@ function ids(x: P) {
   return o;
 }
 
-function diffFiles(files: unknown): ChatEventDiffFile[] {
-  if (!Array.isArray(files)) return [];
-  return files.filter((f) => f && typeof f.path === "string").map((f) => strip({ path: f.path, kind: f.change, movePath: f.movePath, diff: f.diff }));
-}
-/** Typed item fields a tool record copies as they are. */
-const TOOL_FIELDS = ["toolName", "error", "command", "cwd", "exitCode", "durationMs", "server", "query", "path", "url"] as const;
 function strip<T extends object>(o: T): T {
   for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
   return o;
+}
+
+/** The item's type as the accumulator has it (the event's own when it names one). */
+function itemTypeOf(x: P): string {
+  const t = x.p.itemType;
+  return typeof t === "string" && t !== "unknown" ? t : x.step?.itemType ?? "unknown";
+}
+
+/** The text of a step's terminal block. */
+function terminalText(st: StepState | undefined): string {
+  const t = st?.own.terminal;
+  return t ? t.chunks.text.join("") : "";
 }
 
 function item(phase: "started" | "updated" | "completed") {
   return (x: P) => {
     const { e, p } = x;
     if (!e.itemId) return;
-    const info: ItemInfo = x.items.get(e.itemId) ?? { itemType: p.itemType, closed: false, started: false, turnId: x.turnId };
-    if (p.itemType && p.itemType !== "unknown") info.itemType = p.itemType;
-    x.items.set(e.itemId, info);
-    const msg = MESSAGE_ITEMS[info.itemType];
-    const failed = p.status === "failed" || p.status === "declined";
-    // superseded: a later item replaced this one (a response cut off and sent again whole): a consumer drops the block
-    const ph: ChatEventPhase = phase === "completed" ? (p.status === "superseded" ? "superseded" : failed ? "failed" : "completed") : phase === "started" && info.started ? "updated" : phase;
-    if (phase === "started") info.started = true;
-    if (phase === "completed") info.closed = true;
+    const itemType = itemTypeOf(x);
+    const msg = Object.hasOwn(MESSAGE_ITEMS, itemType) ? MESSAGE_ITEMS[itemType] : undefined;
+    const ph = itemPhase(phase, p.status, x.startedBefore);
     if (msg) {
       const rec: P["out"][number] = { ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:${msg.suffix}`, phase: ph, kind: msg.kind };
       if (msg.role) rec.role = msg.role;
       if (msg.role === "user" && phase === "completed") {
-        const t = typeof p.text === "string" ? p.text : typeof p.title === "string" ? p.title : undefined;
+        const t = userMessageText(p);
         if (t !== undefined) rec.text = t;
       }
       x.out.push(rec);
       return;
     }
-    if (typeof p.title === "string" && !info.name) info.name = p.title;
-    // the tool's name is its first title (stable for the tool's lifetime; later titles go to `title`)
-    const tool: ChatEventTool = { name: info.name ?? info.itemType, itemType: info.itemType, status: (p.status && TOOL_STATUS[p.status]) || (phase === "completed" ? "completed" : "running") };
+    const tool: ChatEventTool = { name: x.step?.name ?? itemType, itemType, status: toolStatusOf(p.status, phase) };
     if (p.title !== undefined) tool.title = p.title;
     if (p.detail !== undefined) tool.detail = p.detail;
     for (const k of TOOL_FIELDS) if (p[k] !== undefined && p[k] !== null) (tool as any)[k] = p[k];
     if (p.input !== undefined) tool.input = p.input;
     if (phase !== "started" && p.output !== undefined && p.output !== null) tool.result = p.output;
     x.out.push({ ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:tool`, toolCallId: e.itemId, phase: ph, kind: "tool", tool });
-    if (info.itemType === "command_execution" && phase !== "started" && typeof p.output === "string") {
-      // the command's whole output: the part its terminal deltas did not carry, as one more terminal delta (a start's
-      // output — restored history — is left to the completion, which repeats it after the history's output deltas)
-      const have = info.streamed ?? "";
-      if (p.output.length > have.length && p.output.startsWith(have)) {
-        x.out.push({ ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "delta", kind: "terminal", text: p.output.slice(have.length) });
-        info.streamed = p.output;
-      }
+    // the command's whole output: the part its terminal did not hold yet, as one more terminal delta
+    const now = terminalText(x.step);
+    if (now.length > x.terminalBefore.length) {
+      x.out.push({ ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "delta", kind: "terminal", text: now.slice(x.terminalBefore.length) });
     }
     if (typeof p.terminalId === "string") x.out.push({ ...ids(x), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "updated", kind: "terminal", terminalId: p.terminalId });
-    if (info.itemType === "file_change") {
+    if (itemType === "file_change") {
       const files = diffFiles(p.files);
       if (files.length) x.out.push({ ...ids(x), blockId: `${e.itemId}:diff`, toolCallId: e.itemId, parentId: e.itemId, phase: ph, kind: "diff", diff: { scope: "item", files } });
     }
@@ -182,17 +176,13 @@ function request(phase: "started" | "completed", forceQuestion = false) {
   return (x: P) => {
     const { e, p } = x;
     const rid = e.requestId ?? e.eventId;
-    const kind = forceQuestion ? "question" : (REQUEST_KIND[p.requestType as CanonicalRequestType] ?? "permission");
-    const question = kind === "question";
-    const base = { ...ids(x), blockId: `${rid}:request`, ...(e.itemId && !MESSAGE_ITEMS[x.items.get(e.itemId)?.itemType ?? ""] ? { toolCallId: e.itemId } : {}) };
+    const kind = forceQuestion ? "question" : requestKindOf(p.requestType);
+    const base = { ...ids(x), blockId: `${rid}:request`, ...(e.itemId && !Object.hasOwn(MESSAGE_ITEMS, x.step?.itemType ?? "") ? { toolCallId: e.itemId } : {}) };
     const providerRequestId = e.providerRefs?.providerRequestId;
-    if (question) {
+    if (kind === "question") {
       const q: ChatEventQuestion = { requestId: rid };
       if (providerRequestId) q.providerRequestId = providerRequestId;
-      if (p.questions !== undefined) q.questions = p.questions;
-      else if (p.args?.input?.questions !== undefined) q.questions = p.args.input.questions;
-      if (p.answers !== undefined) q.answers = p.answers;
-      else if (p.resolution?.updatedInput?.answers !== undefined) q.answers = p.resolution.updatedInput.answers;
+      Object.assign(q, questionFields(p));
       if (p.decision !== undefined) q.decision = p.decision;
       x.out.push({ ...base, phase, kind: "question", question: q });
     } else if (kind === "host_call") {
@@ -216,8 +206,13 @@ function request(phase: "started" | "completed", forceQuestion = false) {
   };
 }
 
-function status(level: ChatEventStatus["level"], message: (p: any) => string, phase: ChatEventPhase = "updated") {
-  return (x: P) => x.out.push({ ...ids(x), blockId: `${x.e.eventId}:status`, phase, kind: "status", status: { level, message: message(x.p), source: x.e.type } });
+/** The status record of an event type with a STATUS_RULES entry (when its rule says it makes one). */
+function ruled(type: CanonicalRuntimeEventType) {
+  const rule = STATUS_RULES[type]!;
+  return (x: P) => {
+    if (rule.when && !rule.when(x.p)) return;
+    x.out.push({ ...ids(x), blockId: `${x.e.eventId}:status`, phase: rule.phase ?? "updated", kind: "status", status: { level: statusLevel(rule, x.p), message: rule.message(x.p), source: x.e.type } });
+  };
 }
 
 function turn(phase: ChatEventPhase, state: (p: any) => string) {
@@ -242,7 +237,11 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
     x.out.push({ ...ids(x), blockId: `${x.e.eventId}:mode`, phase: "updated", kind: "mode", mode: m });
   },
   "session.state.changed": (x) => x.out.push({ phase: "updated", kind: "status", status: { level: x.p.state === "error" ? "error" : "info", message: `session ${x.p.state}${x.p.reason ? `: ${x.p.reason}` : ""}`, source: x.e.type, scope: "session", state: x.p.state } }),
-  "session.exited": (x) => x.out.push({ phase: x.p.exitKind === "error" ? "failed" : "completed", kind: "status", status: { level: x.p.exitKind === "error" ? "error" : "info", message: `session exited${x.p.reason ? `: ${x.p.reason}` : ""}`, source: x.e.type, scope: "session", state: "exited" } }),
+  "session.exited": (x) => {
+    const rule = STATUS_RULES["session.exited"]!;
+    const level = statusLevel(rule, x.p);
+    x.out.push({ phase: level === "error" ? "failed" : "completed", kind: "status", status: { level, message: rule.message(x.p), source: x.e.type, scope: "session", state: "exited" } });
+  },
   "thread.started": none,
   "thread.state.changed": none,
   "thread.metadata.updated": none,
@@ -250,14 +249,14 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
   "thread.realtime.started": none,
   "thread.realtime.item-added": none,
   "thread.realtime.audio.delta": none,
-  "thread.realtime.error": status("error", (p) => `realtime: ${p.message}`),
+  "thread.realtime.error": ruled("thread.realtime.error"),
   "thread.realtime.closed": none,
   "turn.started": turn("started", () => "started"),
   "turn.completed": turn("completed", (p) => String(p.state ?? "completed")),
   "turn.aborted": turn("completed", () => "aborted"),
   "turn.plan.updated": (x) => {
     const { e, p } = x;
-    const plan: ChatEventPlan = { steps: Array.isArray(p.plan) ? p.plan.map((s: any) => ({ step: String(s?.step ?? ""), status: String(s?.status ?? "pending") })) : [] };
+    const plan: ChatEventPlan = { steps: planSteps(p.plan) };
     if (p.explanation !== undefined) plan.explanation = p.explanation;
     x.out.push({ ...ids(x), blockId: e.itemId ? `${e.itemId}:plan` : `${x.turnId ?? e.sessionId}:plan`, phase: "updated", kind: e.itemId ? "todo" : "plan", plan });
   },
@@ -268,12 +267,11 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
   "content.delta": (x) => {
     const { e, p } = x;
     if (typeof p.delta !== "string" || p.delta === "") return;
-    const info = e.itemId ? x.items.get(e.itemId) : undefined;
-    const k = DELTA_KIND[p.streamKind] ?? { kind: "tool" as const, suffix: "tool" };
+    const route = deltaRoute(p.streamKind);
+    const k = route ? { kind: route.kind, suffix: route.suffix } : { kind: "tool" as const, suffix: "tool" };
     const step = e.itemId ?? `${x.turnId ?? e.sessionId}:stream:${p.streamKind}`;
     const rec: P["out"][number] = { ...ids(x), ...nativeIds(e), blockId: `${step}:${k.suffix}`, phase: "delta", kind: k.kind, text: p.delta };
-    if (k.kind === "text") rec.role = info?.itemType === "user_message" ? "user" : "assistant";
-    if (k.kind === "terminal" && info) info.streamed = (info.streamed ?? "") + p.delta;
+    if (k.kind === "text") rec.role = e.itemId && x.step?.itemType === "user_message" ? "user" : "assistant";
     if ((k.kind === "terminal" || k.kind === "diff" || k.kind === "tool") && e.itemId) { rec.toolCallId = e.itemId; if (k.kind !== "tool") rec.parentId = e.itemId; }
     x.out.push(rec);
   },
@@ -286,24 +284,24 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
   "task.completed": (x) => x.out.push(task(x, x.p.status === "failed" ? "failed" : "completed")),
   "hook.started": none,
   "hook.progress": none,
-  "hook.completed": (x) => { if (x.p.outcome === "error") status("warning", (p) => `hook ${p.hookId} failed${p.output ? `: ${p.output}` : ""}`)(x); },
+  "hook.completed": ruled("hook.completed"),
   "tool.progress": none,
-  "tool.summary": status("info", (p) => String(p.summary)),
-  "auth.status": (x) => { if (x.p.error) status("error", (p) => `auth: ${p.error}`)(x); },
+  "tool.summary": ruled("tool.summary"),
+  "auth.status": ruled("auth.status"),
   "account.updated": none,
   "account.rate-limits.updated": none,
   "mcp.status.updated": none,
-  "mcp.oauth.completed": (x) => { if (!x.p.success) status("warning", (p) => `MCP OAuth failed${p.name ? ` (${p.name})` : ""}${p.error ? `: ${p.error}` : ""}`)(x); },
-  "model.rerouted": status("info", (p) => `model rerouted ${p.fromModel} → ${p.toModel}: ${p.reason}`),
-  "config.warning": status("warning", (p) => String(p.summary)),
+  "mcp.oauth.completed": ruled("mcp.oauth.completed"),
+  "model.rerouted": ruled("model.rerouted"),
+  "config.warning": ruled("config.warning"),
   "deprecation.notice": none,
   "files.persisted": none,
-  "runtime.warning": status("warning", (p) => String(p.message)),
-  "runtime.error": status("error", (p) => String(p.message), "failed"),
+  "runtime.warning": ruled("runtime.warning"),
+  "runtime.error": ruled("runtime.error"),
 };
 
 function task(x: P, phase: ChatEventPhase): P["out"][number] {
-  const { e, p } = x;
+  const { p } = x;
   const t: ChatEventTask = { taskId: String(p.taskId), status: p.status ?? (phase === "started" || phase === "updated" ? "running" : "completed") };
   for (const k of ["description", "taskType", "summary", "lastToolName", "usage"] as const) if (p[k] !== undefined) (t as any)[k] = p[k];
   return { ...ids(x), blockId: `${p.taskId}:task`, phase, kind: "task", task: t };
@@ -314,20 +312,26 @@ export interface ChatEventProjector {
   push(event: CanonicalEvent): ChatEvent[];
 }
 
+/**
+ * A projector: it applies each event to its own accumulator (the render side's one state machine) and makes the
+ * event's records from the change and the state around it; its only state of its own is the record counter.
+ */
 export function createChatEventProjector(): ChatEventProjector {
-  const items = new Map<string, ItemInfo>();
+  const { accumulator, state } = accumulatorWithState({ eventLog: false });
   const seq = new Map<string, number>();
-  const openTurn = new Map<string, string>();
   return {
     push(e) {
       if (!e || typeof e !== "object" || typeof (e as any).type !== "string") return [];
       const fn = Object.hasOwn(PROJECT, e.type) ? PROJECT[e.type as CanonicalRuntimeEventType] : undefined;
       if (!fn) return [];
-      const turnId = e.turnId ?? (e.itemId ? items.get(e.itemId)?.turnId : undefined) ?? openTurn.get(e.sessionId);
-      if (e.itemId && !items.has(e.itemId)) items.set(e.itemId, { itemType: "unknown", closed: false, started: false, turnId });
-      const x: P = { e, p: (e.payload ?? {}) as any, turnId, items, out: [] };
-      if (e.type === "turn.started" && e.turnId) openTurn.set(e.sessionId, e.turnId);
-      if ((e.type === "turn.completed" || e.type === "turn.aborted") && turnId !== undefined && openTurn.get(e.sessionId) === turnId) openTurn.delete(e.sessionId);
+      const session = state.sessionIndex.get(e.sessionId);
+      const before = e.itemId ? session?.stepIndex.get(e.itemId) : undefined;
+      const turnId = e.turnId ?? before?.turn?.turnId ?? session?.openTurn?.turnId;
+      const startedBefore = before?.started ?? false;
+      const terminalBefore = terminalText(before);
+      accumulator.apply(e);
+      const step = e.itemId ? state.sessionIndex.get(e.sessionId)?.stepIndex.get(e.itemId) : undefined;
+      const x: P = { e, p: (e.payload ?? {}) as any, turnId, startedBefore, terminalBefore, step, out: [] };
       try { fn(x); } catch { return []; }
       return x.out.map((r) => {
         const n = (seq.get(e.sessionId) ?? 0) + 1;

@@ -8,6 +8,7 @@
  * cut with a marker.
  */
 import type { AccumulatorSnapshot, Block, ContextUsage, Step, TokenUsage, Turn } from "./accumulator.js";
+import { questionFields, toolFailure, toolHeadline, toolLabel } from "./rules.js";
 import { cutLine, escapeTerminalDeep } from "./terminal-safe.js";
 
 /** Default `width`: characters per output line before it is cut (a paragraph of prose fits; a minified file does not). */
@@ -74,12 +75,15 @@ export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: Rende
       }
       case "tool": {
         const icon = TOOL_ICON[b.itemType] ?? "⚙";
-        const kind = b.itemType === "command_execution" || b.itemType === "file_change" ? "" : st.dim(` (${b.itemType})`);
+        // commands and edits say what they are by their icon; other tools by their name or kind, in words
+        const kind = b.itemType === "command_execution" || b.itemType === "file_change" ? "" : st.dim(` (${oneLine(toolLabel(b))})`);
         const waiting = b.awaitingRequests.length ? st.yellow(" awaiting approval") : "";
-        line(`${st.magenta(icon)} ${st.bold(oneLine(b.title ?? b.itemType))}${kind} ${status(b.status)}${waiting}`);
+        line(`${st.magenta(icon)} ${st.bold(oneLine(toolHeadline(b)))}${kind} ${status(b.status)}${waiting}`);
         if (b.detail) body(b.detail, st.dim);
-        // a command's output and error are its terminal's text; other tools show their error here
-        if (b.error && b.itemType !== "command_execution" && b.error !== b.detail) body(b.error, st.dim);
+        // a command's output and error are its terminal's text; other tools show what went wrong here (their error,
+        // or the output a failed call carries its reason in)
+        const failure = b.itemType === "command_execution" ? undefined : toolFailure(b);
+        if (failure && failure !== b.detail) body(failure, st.dim);
         if (b.output) body(b.output);
         return;
       }
@@ -121,10 +125,7 @@ export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: Rende
         return;
       }
       case "question": {
-        // questions/answers as user-input events carry them, else as the request's tool input / resolution does
-        const args: any = b.args, res: any = b.resolution;
-        const questions = b.questions ?? args?.input?.questions ?? args?.questions ?? args?.message;
-        const answers = b.answers ?? res?.updatedInput?.answers ?? res?.answers;
+        const { questions, answers } = questionFields(b);
         line(`${st.yellow("?")} question ${oneLine(questionText(questions) ?? b.detail ?? "")}${answers !== undefined ? ` → ${st.bold(oneLine(answerText(answers)))}` : b.decision ? ` → ${b.decision}` : ""} ${status(b.state)}`);
         return;
       }

@@ -1,111 +1,127 @@
 /**
- * A short human-readable transcript of a canonical stream (for the CLI and README demo). It renders from
- * canonical events only, so it works the same for every surface. Pure; no Node APIs.
+ * A short human-readable transcript of a canonical stream (for the CLI and README demo): a log that prints each item
+ * when it completes (or when its turn ends), and requests, plans, diffs and warnings as they happen. It is a view of
+ * the accumulator (src/render/accumulator.ts): each line is made from the blocks an event changed, with the rules of
+ * src/render/rules.ts, so it works the same for every surface. Pure; no Node APIs.
  */
 import type { CanonicalEvent } from "../normalize/normalizer.js";
-
-interface Block { kind: string; text: string[]; title?: string; status?: string; data?: any }
+import { accumulatorWithState } from "./accumulator.js";
+import type { BlockState, StepState } from "./accumulator/state.js";
+import { toolHeadline, toolLabel } from "./rules.js";
 
 export function renderTranscript(events: Iterable<CanonicalEvent>): string {
+  const { accumulator, state } = accumulatorWithState({ eventLog: false });
   const lines: string[] = [];
-  const items = new Map<string, Block>();
-  const requestTypes = new Map<string, string>();
-  let turns = 0;
-  const flush = (id: string | undefined) => {
-    if (!id) return;
-    const b = items.get(id);
-    if (!b) return;
-    items.delete(id);
-    const text = b.text.join("").trim();
-    if (b.kind === "assistant_message" && text) lines.push(...prefix("assistant: ", text));
-    else if (b.kind === "reasoning" && text) lines.push(...prefix("thinking:  ", clip(text, 400)));
-    else if (b.kind === "user_message") lines.push(...prefix("user:      ", text || userText(b)));
-    else if (b.kind === "command_execution") lines.push(`tool:      $ ${b.title ?? "(command)"}  [${b.status ?? "?"}]${text ? "\n" + indent(clip(text, 400)) : ""}`);
-    else if (b.kind === "file_change") lines.push(`tool:      edit ${b.title ?? ""}  [${b.status ?? "?"}]`);
-    else if (b.kind === "plan" && text) lines.push(...prefix("plan:      ", text));
-    else if (b.kind !== "assistant_message" && b.kind !== "reasoning") lines.push(`tool:      ${b.kind}${b.title ? " " + b.title : ""}  [${b.status ?? "?"}]`);
+  /** Items seen and not printed yet, in order of first appearance. */
+  const pending = new Set<StepState>();
+  const flushAll = () => { for (const st of [...pending]) flush(st); };
+  const flush = (st: StepState) => {
+    pending.delete(st);
+    lines.push(...stepLines(st));
   };
   for (const e of events) {
-    const p: any = e.payload;
+    const change = accumulator.apply(e);
+    if (!change) continue;
+    const session = state.sessionIndex.get(change.sessionId)!;
+    const block = (i = 0): BlockState | undefined => (change.blockIds[i] !== undefined ? session.blockIndex.get(change.blockIds[i]) : undefined);
+    const step = e.itemId ? session.stepIndex.get(e.itemId) : undefined;
     switch (e.type) {
-      case "turn.started":
-        lines.push(`── turn ${++turns} ──`);
+      case "turn.started": {
+        const t = change.turnId !== undefined ? session.turnIndex.get(change.turnId) : undefined;
+        lines.push(`── turn ${t?.index ?? "?"} ──`);
         break;
+      }
       case "turn.completed":
-        for (const id of [...items.keys()]) flush(id);
-        lines.push(`── turn ${p.state}${p.errorMessage ? `: ${p.errorMessage}` : ""} ──`);
+      case "turn.aborted": {
+        flushAll();
+        const t = change.turnId !== undefined ? session.turnIndex.get(change.turnId) : undefined;
+        if (!t) break;
+        const why = t.state === "aborted" ? t.fields.abortReason : t.fields.errorMessage;
+        lines.push(`── turn ${t.state}${why ? `: ${why}` : ""} ──`);
         break;
-      case "turn.aborted":
-        for (const id of [...items.keys()]) flush(id);
-        lines.push(`── turn aborted: ${p.reason} ──`);
-        break;
+      }
       case "item.started":
-      case "item.updated": {
-        if (!e.itemId) break;
-        const b: Block = items.get(e.itemId) ?? { kind: p.itemType, text: [] };
-        b.title = p.title ?? b.title;
-        b.status = p.status ?? b.status;
-        b.data = p.data ?? b.data;
-        items.set(e.itemId, b);
+      case "item.updated":
+      case "content.delta":
+        if (step && !step.completed) pending.add(step);
+        break;
+      case "item.completed":
+        if (step) flush(step);
+        break;
+      case "request.opened": {
+        const b = block();
+        if (b) lines.push(`approval?  ${b.fields.requestType}${b.fields.detail ? `: ${clip(String(b.fields.detail), 160)}` : ""}`);
         break;
       }
-      case "content.delta": {
-        if (!e.itemId) break;
-        const b: Block = items.get(e.itemId) ?? { kind: p.streamKind === "assistant_text" ? "assistant_message" : p.streamKind.startsWith("reasoning") ? "reasoning" : "unknown", text: [] };
-        b.text.push(p.delta);
-        items.set(e.itemId, b);
+      case "request.resolved": {
+        const b = block();
+        if (b) lines.push(`approval:  ${b.fields.requestType} → ${b.fields.decision ?? "resolved"}`);
         break;
       }
-      case "item.completed": {
-        if (!e.itemId) break;
-        const b: Block = items.get(e.itemId) ?? { kind: p.itemType, text: [] };
-        b.title = p.title ?? b.title;
-        b.status = p.status ?? "completed";
-        b.data = p.data ?? b.data;
-        // The completed item's own output is authoritative when the streamed chunks missed part of it.
-        const full = b.data?.aggregatedOutput ?? b.data?.aggregated_output;
-        if (b.kind === "command_execution" && typeof full === "string" && full.length > b.text.join("").length) b.text = [full];
-        items.set(e.itemId, b);
-        flush(e.itemId);
+      case "user-input.requested": {
+        const b = block();
+        if (b) lines.push(`question?  ${clip(JSON.stringify(b.fields.questions), 200)}`);
         break;
       }
-      case "request.opened":
-        if (e.requestId) requestTypes.set(e.requestId, p.requestType);
-        lines.push(`approval?  ${p.requestType}${p.detail ? `: ${clip(String(p.detail), 160)}` : ""}`);
+      case "user-input.resolved": {
+        const b = block();
+        if (b) lines.push(`answer:    ${clip(JSON.stringify(b.fields.answers), 200)}`);
         break;
-      case "request.resolved":
-        lines.push(`approval:  ${p.requestType} → ${p.decision ?? "resolved"}`);
+      }
+      case "turn.plan.updated": {
+        const b = block();
+        if (b) lines.push(`plan:      ${(b.fields.steps as { step: string; status: string }[]).map((s) => `[${s.status === "completed" ? "x" : s.status === "inProgress" ? "~" : " "}] ${s.step}`).join("  ")}`);
         break;
-      case "user-input.requested":
-        lines.push(`question?  ${clip(JSON.stringify(p.questions), 200)}`);
+      }
+      case "turn.diff.updated": {
+        const b = block();
+        if (b) lines.push(`diff:      ${String(b.fields.unifiedDiff).split("\n").filter((l) => /^[+-][^+-]/.test(l)).length} changed line(s)`);
         break;
-      case "user-input.resolved":
-        lines.push(`answer:    ${clip(JSON.stringify(p.answers), 200)}`);
-        break;
-      case "turn.plan.updated":
-        lines.push(`plan:      ${(p.plan ?? []).map((s: any) => `[${s.status === "completed" ? "x" : s.status === "inProgress" ? "~" : " "}] ${s.step}`).join("  ")}`);
-        break;
-      case "turn.diff.updated":
-        lines.push(`diff:      ${String(p.unifiedDiff).split("\n").filter((l) => /^[+-][^+-]/.test(l)).length} changed line(s)`);
-        break;
+      }
       case "runtime.warning":
-      case "runtime.error":
-        lines.push(`${e.type === "runtime.error" ? "error" : "warning"}:   ${clip(p.message, 200)}`);
+      case "runtime.error": {
+        const b = block();
+        if (b) lines.push(`${b.fields.level === "error" ? "error" : "warning"}:   ${clip(String(b.fields.message), 200)}`);
         break;
+      }
       default:
         break;
     }
   }
-  for (const id of [...items.keys()]) flush(id);
+  flushAll();
   return lines.join("\n") + (lines.length ? "\n" : "");
 }
 
-function userText(b: Block): string {
-  if (typeof b.data?.text === "string") return b.data.text.trim(); // a text part (opencode)
-  const c = b.data?.content;
-  if (Array.isArray(c)) return c.map((x: any) => (typeof x?.text === "string" ? x.text : "")).join(" ").trim();
-  return "";
+const text = (b: BlockState | undefined, chunk = "text"): string => (b?.chunks[chunk] ?? []).join("");
+
+/** The lines of one item, from its blocks. */
+function stepLines(st: StepState): string[] {
+  const kind = st.itemType ?? "unknown";
+  const own = st.own;
+  if (kind === "assistant_message") {
+    const t = text(own.text).trim();
+    return t ? prefix("assistant: ", t) : [];
+  }
+  if (kind === "reasoning") {
+    const t = (text(own.thinking, "summary") + text(own.thinking)).trim();
+    return t ? prefix("thinking:  ", clip(t, 400)) : [];
+  }
+  if (kind === "user_message") return prefix("user:      ", text(own.text).trim());
+  if (kind === "plan") {
+    const t = text(own.plan).trim();
+    return t ? prefix("plan:      ", t) : [];
+  }
+  const tool = own.tool?.fields ?? {};
+  const status = (tool.status as string | undefined) ?? "?";
+  const title = tool.title as string | undefined;
+  if (kind === "command_execution") {
+    const out = text(own.terminal).trim();
+    return [`tool:      $ ${toolHeadline({ itemType: kind, title, command: tool.command as string | undefined }) || "(command)"}  [${status}]${out ? "\n" + indent(clip(out, 400)) : ""}`];
+  }
+  if (kind === "file_change") return [`tool:      edit ${title ?? ""}  [${status}]`];
+  return [`tool:      ${toolLabel({ itemType: kind, toolName: tool.toolName as string | undefined, title })}${title ? " " + title : ""}  [${status}]`];
 }
+
 function prefix(p: string, text: string): string[] {
   return text.split("\n").map((l, i) => (i === 0 ? p : " ".repeat(p.length)) + l);
 }

@@ -18,24 +18,18 @@ export interface TranscriptOptions {
 export function transcriptView(events: readonly Ev[], opts: TranscriptOptions = {}): TranscriptView {
   const acc = createAccumulator({ eventLog: false });
   acc.applyAll(events);
+  // Event times (not state): a tool's duration when its provider does not report one.
   const times = new Map<number, number>();
   if (opts.timed) for (const e of events) if (e.createdAt) times.set(e.sequence, Date.parse(e.createdAt));
-  // The canonical options each request offered (request.opened payload.options), by the request's block.
-  const options = new Map<string, Options>();
-  for (const e of events) {
-    if (e.type !== "request.opened") continue;
-    const o = (e.payload as { options?: unknown } | null)?.options;
-    if (Array.isArray(o)) options.set(`${e.requestId ?? e.eventId}:request`, o.filter((x) => x && typeof x === "object" && typeof x.decision === "string").map((x) => ({ decision: x.decision, ...(typeof x.label === "string" ? { label: x.label } : {}) })));
-  }
-  return fromSnapshot(acc.snapshot(), times, options);
+  return fromSnapshot(acc.snapshot(), times);
 }
 
 type Options = NonNullable<TranscriptBlock["options"]>;
-interface Ctx { times: Map<number, number>; options: Map<string, Options> }
+interface Ctx { times: Map<number, number> }
 
-/** An accumulator snapshot as the viewer's cards (`options`: each request block's canonical options). */
-export function fromSnapshot(snap: AccumulatorSnapshot, times: Map<number, number> = new Map(), options: Map<string, Options> = new Map()): TranscriptView {
-  const cx: Ctx = { times, options };
+/** An accumulator snapshot as the viewer's cards. */
+export function fromSnapshot(snap: AccumulatorSnapshot, times: Map<number, number> = new Map()): TranscriptView {
+  const cx: Ctx = { times };
   const view: TranscriptView = { source: "accumulator", preamble: [], turns: [], repairs: snap.problems.map((p) => ({ ...(p.sequence !== undefined ? { sequence: p.sequence } : {}), message: `${p.kind}: ${p.message}` })) };
   for (const s of snap.sessions) {
     view.preamble.push(...s.steps.flatMap((st) => stepBlocks(st, cx)));
@@ -130,7 +124,7 @@ function card(b: Block, cx: Ctx): TranscriptBlock {
       return { ...base, kind: "plan", subtype: b.kind, title: b.kind, plan: b.steps, ...(b.explanation || b.text ? { text: b.explanation || b.text } : {}) };
     case "permission":
     case "question":
-      return requestCard(b, base, cx);
+      return requestCard(b, base);
     case "task":
       return { ...base, kind: "task", status: b.status, title: b.description ?? b.taskId, ...(b.taskType ? { subtype: b.taskType } : {}), ...(b.summary || b.progress.length ? { text: b.summary ?? b.progress.join("\n") } : {}), ...(b.usage !== undefined ? { detail: b.usage } : {}) };
     case "usage":
@@ -145,7 +139,7 @@ function card(b: Block, cx: Ctx): TranscriptBlock {
     default: {
       const other = b as Block;
       // A request block of a kind this module does not know yet (its canonical request fields name it).
-      if (isRequest(other)) return requestCard(other as RequestBlock, base, cx);
+      if (isRequest(other)) return requestCard(other as RequestBlock, base);
       return { ...base, kind: "status", subtype: (other as any).kind, detail: other };
     }
   }
@@ -158,8 +152,9 @@ function isRequest(b: Block): boolean {
 }
 
 /** A request's card, named for what it is from the canonical request type, options and decision. */
-function requestCard(b: RequestBlock, base: { id: string; seqs: number[] }, cx: Ctx): TranscriptBlock {
-  const options = cx.options.get(b.blockId);
+function requestCard(b: RequestBlock, base: { id: string; seqs: number[] }): TranscriptBlock {
+  // the canonical options the request offered (the request block's), as decision and label
+  const options: Options | undefined = Array.isArray(b.options) ? b.options.filter((x) => x && typeof x === "object" && typeof x.decision === "string").map((x) => ({ decision: x.decision, ...(typeof x.label === "string" ? { label: x.label } : {}) })) : undefined;
   const named = b.kind === "question" && !b.requestType ? { kind: "question" as const, label: "question" } : requestKind(b.requestType, options, b.decision);
   const r: TranscriptBlock = { ...base, kind: named.kind, label: named.label, status: b.state === "resolved" ? b.decision ?? "resolved" : "open" };
   if (b.requestType) r.subtype = b.requestType;
