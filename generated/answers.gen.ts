@@ -167,7 +167,7 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
 /** How the requests each row opens are answered (mappings/README.md "Answers"), by the rows' raw.rule. */
 export const ANSWERS: AnswerTables = {
   surfaces: {
-    // mappings/acp.yaml:206
+    // mappings/acp.yaml:245
     "acp": {
       transports: [],
       envelopes: {
@@ -211,7 +211,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1289
+    // mappings/acp.yaml:1387
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +221,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1320",
+          at: "mappings/acp.yaml:1418",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1323",
+          at: "mappings/acp.yaml:1421",
         },
       ],
-      at: "mappings/acp.yaml:1320",
+      at: "mappings/acp.yaml:1418",
     },
-    // mappings/acp.yaml:1408
+    // mappings/acp.yaml:1506
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +242,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1423",
+          at: "mappings/acp.yaml:1521",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1426",
+          at: "mappings/acp.yaml:1524",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1428",
+          at: "mappings/acp.yaml:1526",
         },
       ],
-      at: "mappings/acp.yaml:1423",
+      at: "mappings/acp.yaml:1521",
     },
-    // mappings/acp.yaml:1497
+    // mappings/acp.yaml:1595
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -269,18 +269,18 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: a.reply?.answers }) }),
-          at: "mappings/acp.yaml:1515",
+          at: "mappings/acp.yaml:1613",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1518",
+          at: "mappings/acp.yaml:1616",
         },
       ],
-      at: "mappings/acp.yaml:1515",
+      at: "mappings/acp.yaml:1613",
     },
-    // mappings/acp.yaml:1558
+    // mappings/acp.yaml:1656
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -289,22 +289,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1578",
+          at: "mappings/acp.yaml:1676",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1580",
+          at: "mappings/acp.yaml:1678",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1582",
+          at: "mappings/acp.yaml:1680",
         },
       ],
-      at: "mappings/acp.yaml:1578",
+      at: "mappings/acp.yaml:1676",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {

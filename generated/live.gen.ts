@@ -83,6 +83,22 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "model": "query.setModel()"
     }
   },
+  "cline-acp": {
+    "agent": "cline-acp",
+    "surface": "acp",
+    "program": "cline --acp (cline 3.0.65; offline with its openai-compatible provider and CLINE_API_KEY)",
+    "transport": "ACP v1, JSON-RPC 2.0 over stdio",
+    "calls": {
+      "connect": "initialize (client capabilities opted into), then session/new (session/load with the resume option)",
+      "prompt": "session/prompt (not awaited; its answer ends the turn)",
+      "answer": "JSON-RPC result to session/request_permission (and the other requests the table answers)",
+      "cancel": "session/cancel, then every open permission answered cancelled",
+      "load": "a second process, initialize and session/load; the replayed session/update notifications",
+      "resume": "session/load (session/resume when load is not offered)",
+      "mode": "session/set_config_option on the session's mode option when it offers one, else session/set_mode (code unsupported when it offers no modes)",
+      "model": "session/set_config_option on the session's model option when it offers one, else session/set_model (code unsupported when it offers no models)"
+    }
+  },
   "codex": {
     "agent": "codex",
     "surface": "codex-app-server",
@@ -103,6 +119,22 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
     "agent": "codex-acp",
     "surface": "acp",
     "program": "codex-acp (@zed-industries/codex-acp 0.16.0)",
+    "transport": "ACP v1, JSON-RPC 2.0 over stdio",
+    "calls": {
+      "connect": "initialize (client capabilities opted into), then session/new (session/load with the resume option)",
+      "prompt": "session/prompt (not awaited; its answer ends the turn)",
+      "answer": "JSON-RPC result to session/request_permission (and the other requests the table answers)",
+      "cancel": "session/cancel, then every open permission answered cancelled",
+      "load": "a second process, initialize and session/load; the replayed session/update notifications",
+      "resume": "session/load (session/resume when load is not offered)",
+      "mode": "session/set_config_option on the session's mode option when it offers one, else session/set_mode (code unsupported when it offers no modes)",
+      "model": "session/set_config_option on the session's model option when it offers one, else session/set_model (code unsupported when it offers no models)"
+    }
+  },
+  "copilot-acp": {
+    "agent": "copilot-acp",
+    "surface": "acp",
+    "program": "copilot --acp (@github/copilot 1.0.102; offline only in its BYOK mode, COPILOT_PROVIDER_BASE_URL)",
     "transport": "ACP v1, JSON-RPC 2.0 over stdio",
     "calls": {
       "connect": "initialize (client capabilities opted into), then session/new (session/load with the resume option)",
@@ -200,8 +232,24 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "mode": "session/set_config_option on the session's mode option when it offers one, else session/set_mode (code unsupported when it offers no modes)",
       "model": "session/set_config_option on the session's model option when it offers one, else session/set_model (code unsupported when it offers no models)"
     }
+  },
+  "qwen-acp": {
+    "agent": "qwen-acp",
+    "surface": "acp",
+    "program": "qwen --acp (@qwen-code/qwen-code 0.24.4)",
+    "transport": "ACP v1, JSON-RPC 2.0 over stdio",
+    "calls": {
+      "connect": "initialize (client capabilities opted into), then session/new (session/load with the resume option)",
+      "prompt": "session/prompt (not awaited; its answer ends the turn)",
+      "answer": "JSON-RPC result to session/request_permission (and the other requests the table answers)",
+      "cancel": "session/cancel, then every open permission answered cancelled",
+      "load": "a second process, initialize and session/load; the replayed session/update notifications",
+      "resume": "session/load (session/resume when load is not offered)",
+      "mode": "session/set_config_option on the session's mode option when it offers one, else session/set_mode (code unsupported when it offers no modes)",
+      "model": "session/set_config_option on the session's model option when it offers one, else session/set_model (code unsupported when it offers no models)"
+    }
   }
 };
 
 /** The declared agents' names, sorted. */
-export const LIVE_DECLARED_AGENTS: readonly string[] = ["claude","claude-agent-acp","claude-code-acp","claude-sdk","codex","codex-acp","cursor","cursor-acp","gemini","opencode","opencode-acp"];
+export const LIVE_DECLARED_AGENTS: readonly string[] = ["claude","claude-agent-acp","claude-code-acp","claude-sdk","cline-acp","codex","codex-acp","copilot-acp","cursor","cursor-acp","gemini","opencode","opencode-acp","qwen-acp"];

@@ -3,7 +3,8 @@
  * npm run test:live — the live drivers against the real, pinned agents, offline.
  *
  * 1. Installs the pinned agents (Codex 0.171.0, opencode 1.18.33, Claude Code 2.1.337 alone and with the Agent SDK
- *    0.3.337; the ACP agents Codex ACP 0.16.0, Gemini CLI 0.61.0, Claude Code ACP 0.16.2, Claude Agent ACP 0.23.1)
+ *    0.3.337; the ACP agents Codex ACP 0.16.0, Gemini CLI 0.61.0, Claude Code ACP 0.16.2, Claude Agent ACP 0.23.1,
+ *    Qwen Code 0.24.4, GitHub Copilot CLI 1.0.102, Cline 3.0.65)
  *    into the record cache
  *    (~/.cache/agentnorm-record or $AGENTNORM_RECORD_CACHE) — the only step that uses the network. An agent whose
  *    install fails is recorded with the reason; its tests then skip visibly, saying why.
@@ -29,6 +30,9 @@ const AGENTS = {
   gemini: ["@google/gemini-cli@0.61.0"],
   "claude-code-acp": ["@zed-industries/claude-code-acp@0.16.2"],
   "claude-agent-acp": ["@zed-industries/claude-agent-acp@0.23.1"],
+  "qwen-acp": ["@qwen-code/qwen-code@0.24.4"],
+  "copilot-acp": ["@github/copilot@1.0.102"],
+  "cline-acp": ["cline@3.0.65"],
   // the Agent SDK itself (driver claude-sdk: the host's optional peer dependency), with its native Claude Code
   "claude-sdk": ["@anthropic-ai/claude-agent-sdk@0.3.337", "@anthropic-ai/claude-agent-sdk-linux-x64@0.3.337"],
 };

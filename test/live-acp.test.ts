@@ -226,8 +226,18 @@ describe.runIf(posix)("ACP driver: client methods", () => {
     await expect(fake([], { env: { FAKE_MODE: "auth" } })).rejects.toMatchObject({ code: "start_failed", message: expect.stringMatching(/authentication.*login \(Log in with a browser\)/) });
   });
 
+  it("setModel / setMode: of several config options in a category, the one named after it (Cline's provider sits in `model` too)", async () => {
+    dirs();
+    const frames: any[] = [];
+    s = await fake([], { env: { FAKE_MODE: "config-options" }, onFrame: (f: any) => frames.push(f) } as any);
+    await s.setModel("m2");
+    await s.setMode("plan");
+    const sent = frames.filter((f) => f.dir === "out" && f.message.method === "session/set_config_option").map((f) => [f.message.params.configId, f.message.params.value]);
+    expect(sent).toEqual([["model", "m2"], ["mode", "plan"]]);
+  });
+
   it("the presets: each an ACP driver (surface acp), by its command line", () => {
-    for (const name of ["opencode-acp", "gemini", "codex-acp", "claude-code-acp", "claude-agent-acp", "cursor-acp"] as const) {
+    for (const name of ["opencode-acp", "gemini", "codex-acp", "claude-code-acp", "claude-agent-acp", "qwen-acp", "copilot-acp", "cline-acp", "cursor-acp"] as const) {
       expect(DRIVERS[name]).toMatchObject({ surface: "acp", provider: "acp" });
     }
     expect(DRIVERS["cursor-acp"].command).toBe("cursor-agent");

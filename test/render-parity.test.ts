@@ -375,7 +375,7 @@ describe("render parity: acp live session/prompt stream vs session/load of the s
   }
 });
 
-// ───────────────────────── ACP agents without messageIds: Gemini CLI, Claude Code ACP, Codex ACP ─────────────────────────
+// ──────────── ACP agents without messageIds: Gemini CLI, Claude Code ACP, Codex ACP, Claude Agent ACP, Qwen Code, Copilot CLI, Cline ────────────
 
 /**
  * `<agent>/<scenario>.load.ndjson` is a second process of the agent answering session/load for the recorded session.
@@ -392,10 +392,20 @@ describe("render parity: acp live session/prompt stream vs session/load of the s
  * - `restoredOnlyText`: text only the history has (Claude Code stores the API error as the assistant's message);
  * - `restoredOnlyCards`: tool calls only the history shows (Codex ACP replays its plan update as the model's
  *   update_plan call; live it is the turn's plan);
- * - a failed session/load (Gemini CLI did not keep the model-error session) restores no turn at all.
+ * - a failed session/load (Gemini CLI did not keep the model-error session) restores no turn at all;
+ * - `restoredOnlyTurns`: turns only the history has, before the prompts (Claude Agent ACP's `/model` local command, run
+ *   by the adapter at session start and for session/set_model: the command as typed and its output, one turn each);
+ * - `liveOnlyText`: text only the live stream has (Copilot CLI's `Info: …` notices); `noReasoning`: the history keeps
+ *   no reasoning at all (Copilot CLI).
  */
-interface AcpAgentDiffs { markers?: number; liveOnlyCards?: string[]; liveOnlyTurns?: number; restoredOnlyText?: string[]; restoredOnlyCards?: number; loadFails?: true }
-const ACP_AGENTS: Record<string, { markers: RegExp; cards: (b: any) => unknown; diffs: Record<string, AcpAgentDiffs> }> = {
+interface AcpAgentDiffs { markers?: number; liveOnlyCards?: string[]; liveOnlyTurns?: number; restoredOnlyText?: (string | RegExp)[]; liveOnlyText?: (string | RegExp)[]; restoredOnlyCards?: number; loadFails?: true; restoredOnlyTurns?: string[][] }
+/**
+ * restoredOnlyTurns: turns only the history has, before the replayed prompts (their user texts, in order): an agent's
+ * own start-up commands. noReasoning: the history keeps no reasoning (live reasoning is left out of the comparison).
+ */
+interface AcpAgentConfig { markers: RegExp; cards: (b: any) => unknown; diffs: Record<string, AcpAgentDiffs>; restoredOnlyTurns?: string[][]; noReasoning?: true; pairs?: number }
+const matches = (list: (string | RegExp)[], x: string) => list.some((p) => (typeof p === "string" ? p === x : p.test(x)));
+const ACP_AGENTS: Record<string, AcpAgentConfig> = {
   gemini: {
     markers: /^(<session_context>|\[Function Response: )/,
     cards: (b) => `${b.itemType} ${b.status}`,
@@ -415,6 +425,33 @@ const ACP_AGENTS: Record<string, { markers: RegExp; cards: (b: any) => unknown; 
     },
   },
   codex: { markers: /^$/, cards: () => "tool", diffs: { plan: { restoredOnlyCards: 1 } } },
+  // Claude Agent ACP 0.23.1: its history begins with the `/model` command the adapter ran at session start — one turn,
+  // the command as typed and its output (a history marker of the acp table, in the command's turn)
+  "claude-agent": {
+    markers: /^\[Request interrupted by user/,
+    cards: (b) => `${b.itemType} ${b.status} ${b.title} ${b.command}`,
+    restoredOnlyTurns: [["/model default", "Set model to claude-sonnet-4-6"]],
+    // (unlike Claude Code ACP 0.16.2, no interrupted-turn marker after the denied command in approval)
+    diffs: {
+      "approval-cancelled": { markers: 1 }, interrupt: { markers: 1 },
+      "model-error": { restoredOnlyText: ['API Error: 500 {"type":"error","error":{"type":"api_error","message":"scripted upstream failure"}}'] },
+      // the client's session/set_model is the same local command, stored and replayed as one more turn
+      "set-mode-model": { restoredOnlyTurns: [["/model default", "Set model to claude-sonnet-4-6"], ["/model opus[1m]", "Set model to opus[1m] (claude-opus-4-6[1m])"]] },
+    },
+  },
+  qwen: { markers: /^$/, cards: (b) => `${b.itemType} ${b.status}`, diffs: {} },
+  // Copilot CLI 1.0.102: its history keeps no reasoning and none of its `Info:` notices (a retry, a refused call); a
+  // model error is its turn's text (live the notices and the error in one text item, restored the error alone)
+  cline: { markers: /^$/, cards: (b) => `${b.itemType} ${b.status}`, diffs: {}, pairs: 10 },
+  copilot: {
+    markers: /^$/, cards: (b) => `${b.itemType} ${b.status}`, noReasoning: true,
+    // no plan scenario: Copilot CLI offers the model no to-do tool
+    pairs: 11,
+    diffs: {
+      approval: { liveOnlyText: ["Info: Operation cancelled by user"] },
+      "model-error": { liveOnlyText: [/^(Info: Request failed due to a transient API error\. Retrying\.\.\.)+Error: Failed to get response/], restoredOnlyText: [/^Error: Failed to get response from the AI model; retried 5 times/] },
+    },
+  },
 };
 const STOP_STATE: Record<string, string> = { end_turn: "completed", max_tokens: "completed", max_turn_requests: "completed", refusal: "failed", cancelled: "cancelled" };
 
@@ -446,7 +483,7 @@ describe("render parity: ACP agents' live session/prompt stream vs session/load 
   for (const [agent, cfg] of Object.entries(ACP_AGENTS)) {
     const dir = join(REC, "acp", agent);
     const scenarios = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".load.ndjson")).map((f) => f.replace(/\.load\.ndjson$/, "")).sort() : [];
-    it(`${agent}: has the recorded pairs`, () => expect(scenarios.length).toBeGreaterThanOrEqual(12));
+    it(`${agent}: has the recorded pairs`, () => expect(scenarios.length).toBeGreaterThanOrEqual(cfg.pairs ?? 12));
     for (const s of scenarios) {
       it(`${agent}/${s}: same turns, prompts, text and tool cards`, () => {
         const d = cfg.diffs[s] ?? {};
@@ -459,6 +496,12 @@ describe("render parity: ACP agents' live session/prompt stream vs session/load 
         const live = acpTurns(accumulateLines("acp", liveLines), cfg.markers, cfg.cards);
         const restored = acpTurns(accumulateLines("acp", loadLines), cfg.markers, cfg.cards);
         expect(live.markers, "the live stream has no history markers").toEqual([]);
+        const own = d.restoredOnlyTurns ?? cfg.restoredOnlyTurns ?? [];
+        if (!d.loadFails) {
+          const first = restored.turns.splice(0, own.length);
+          expect(first.map((t) => t.user), "the agent's own turns first in its history").toEqual(own);
+          expect(first.map((t) => t.state)).toEqual(own.map(() => "completed"));
+        }
         if (d.loadFails) {
           expect(loadLines.some((l) => JSON.parse(l).message?.error), "the session/load failed").toBe(true);
           expect(restored.turns).toEqual([]);
@@ -481,8 +524,12 @@ describe("render parity: ACP agents' live session/prompt stream vs session/load 
         expect(gone).toEqual(d.liveOnlyCards ?? []);
         // Codex ACP replays a call's output in a tool_call_update after the tool_call that said it finished: kept
         if (agent === "codex") for (const b of restored.turns.flatMap((t) => t.tools) as any[]) expect(b.result, "the replayed update's output").toMatch(/\S/);
-        const only = d.restoredOnlyText ?? [];
-        for (const t of rv) t.text = t.text.filter((x) => !only.includes(x));
+        for (const t of rv) t.text = t.text.filter((x) => !matches(d.restoredOnlyText ?? [], x));
+        for (const t of lv) t.text = t.text.filter((x) => !matches(d.liveOnlyText ?? [], x));
+        if (cfg.noReasoning) {
+          expect(rv.flatMap((t) => t.thinking), "the history keeps no reasoning").toEqual([]);
+          for (const t of lv) t.thinking = [];
+        }
         const extraCards = rv.flatMap((t) => t.tools.splice(0, t.tools.length - (lv[rv.indexOf(t)]?.tools.length ?? 0)));
         expect(extraCards.length, "tool cards only the history has").toBe(d.restoredOnlyCards ?? 0);
         expect(rv).toEqual(lv);

@@ -9,7 +9,7 @@ import type { RequestAnswer, RequestReply } from "../answer/answer.js";
 import type { ExitInfo } from "./process.js";
 
 /** The ACP agents connect() has a preset for (their command line; the driver is the one ACP driver). */
-export type AcpPreset = "opencode-acp" | "gemini" | "codex-acp" | "claude-code-acp" | "claude-agent-acp" | "cursor-acp";
+export type AcpPreset = "opencode-acp" | "gemini" | "codex-acp" | "claude-code-acp" | "claude-agent-acp" | "qwen-acp" | "copilot-acp" | "cline-acp" | "cursor-acp";
 /** Any other agent that speaks ACP v1 over stdio: its command line (and environment additions). */
 export interface AcpCommand {
   command: string;

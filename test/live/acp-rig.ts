@@ -17,11 +17,14 @@ import { openaiChat } from "../../fixtures/record/adapters/openai-chat.ts";
 import { openaiResponses } from "../../fixtures/record/adapters/openai-responses.ts";
 import { gemini } from "../../fixtures/record/adapters/gemini.ts";
 import { anthropicMessages } from "../../fixtures/record/adapters/anthropic-messages.ts";
+import { qwenEntry, qwenOffline } from "../../fixtures/record/recorders/qwen-acp.ts";
+import { copilotBinary, copilotOfflineEnv } from "../../fixtures/record/recorders/copilot-acp.ts";
+import { clineBinary, clineOffline, stopHubDaemons } from "../../fixtures/record/recorders/cline-acp.ts";
 import { FAKE_KEY } from "../../fixtures/record/recorder.ts";
 import type { ConnectOptions } from "../../src/live/index.ts";
 import { installed, type Rig } from "./rig.ts";
 
-export const ACP_AGENTS = ["opencode-acp", "codex-acp", "gemini", "claude-code-acp", "claude-agent-acp"] as const;
+export const ACP_AGENTS = ["opencode-acp", "codex-acp", "gemini", "claude-code-acp", "claude-agent-acp", "qwen-acp", "copilot-acp", "cline-acp"] as const;
 export type AcpTestAgent = (typeof ACP_AGENTS)[number];
 
 /** The install record scripts/test-live.mjs keeps for `agent` (opencode-acp shares opencode's install). */
@@ -95,6 +98,18 @@ export async function acpRig(agent: AcpTestAgent, s: Scenario, extra: Partial<Co
       agent, bin: join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"), args: ["--model", "gemini-2.5-pro"], cwd: sandbox.work,
       env: onlyEnv({ ...sandbox.env, GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: server.url, GEMINI_CLI_NO_RELAUNCH: "true", GEMINI_CLI_TRUST_WORKSPACE: "true", GEMINI_TELEMETRY_ENABLED: "false", NO_COLOR: "1" }),
     };
+  } else if (agent === "qwen-acp") {
+    server = await startModelServer(s, [openaiChat]);
+    // the preset, its bin a script (run with this Node); settings and environment as the recorder's
+    options = { agent, bin: qwenEntry(dir), cwd: sandbox.work, env: onlyEnv(qwenOffline(sandbox.home, server.url, sandbox.env)) };
+  } else if (agent === "copilot-acp") {
+    server = await startModelServer(s, [openaiChat]);
+    // the preset with the native binary; its BYOK mode (no GitHub login), as the recorder's
+    options = { agent, bin: copilotBinary(dir), cwd: sandbox.work, env: onlyEnv(copilotOfflineEnv(server.url, sandbox.env)) };
+  } else if (agent === "cline-acp") {
+    server = await startModelServer(s, [openaiChat]);
+    // the preset with the native binary; its openai-compatible provider (no Cline sign-in), as the recorder's
+    options = { agent, bin: clineBinary(dir), cwd: sandbox.work, env: onlyEnv(clineOffline(sandbox.home, server.url, sandbox.env)) };
   } else if (agent === "claude-agent-acp") {
     server = await startModelServer(s, [anthropicMessages]);
     const tmp = join(sandbox.root, "tmp");
@@ -118,8 +133,11 @@ export async function acpRig(agent: AcpTestAgent, s: Scenario, extra: Partial<Co
   return {
     sandbox, server, options, stderr,
     async dispose() {
+      // the preset runs Cline's sessions in its own process (local backend): no hub daemon may outlive it
+      const hubs = agent === "cline-acp" ? await stopHubDaemons(sandbox.root) : [];
       await server.close();
       rmSync(sandbox.root, { recursive: true, force: true });
+      if (hubs.length) throw new Error(`cline-acp: ${hubs.length} hub daemon(s) outlived the agent (stopped: ${hubs.join(", ")})`);
     },
   };
 }

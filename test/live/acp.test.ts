@@ -1,6 +1,7 @@
 /**
  * The ACP driver against the real, pinned ACP agents (opencode 1.18.33 `opencode acp`, Codex ACP 0.16.0, Gemini CLI
- * 0.61.0 `--acp`, Claude Code ACP 0.16.2 and its successor Claude Agent ACP 0.23.1), offline: scripts/test-live.mjs runs this inside a loopback-only network
+ * 0.61.0 `--acp`, Claude Code ACP 0.16.2 and its successor Claude Agent ACP 0.23.1, Qwen Code 0.24.4 `--acp`, GitHub
+ * Copilot CLI 1.0.102 `--acp` in its BYOK mode, Cline 3.0.65 `--acp` with its openai-compatible provider), offline: scripts/test-live.mjs runs this inside a loopback-only network
  * namespace, each agent pointed at the scripted model server (fixtures/record). Every wait is on an event (or a
  * process state), bounded by the test's own timeout — never a sleep.
  *
@@ -25,11 +26,17 @@ import { isEnd, P, readUntil, saveFigures, streamed } from "../support/live-even
 
 /** Agents that use the client's fs (with the capability) / terminal: the ACP-only tests run with them. */
 // (Codex ACP 0.16.0 edits with apply_patch in its own sandbox: it never calls fs/*, with the capability or without)
-const FS_AGENTS = new Set<AcpTestAgent>(["claude-code-acp", "gemini"]);
+const FS_AGENTS = new Set<AcpTestAgent>(["claude-code-acp", "gemini", "qwen-acp"]);
+/** Agents that edit only a file read in the session (their fs test reads it first: edit-read-fs). */
+const READS_BEFORE_EDIT = new Set<AcpTestAgent>(["qwen-acp"]);
 /** Agents that never call the client's fs or terminal, even when offered (pinned by a test). */
-const NO_CLIENT_FS = new Set<AcpTestAgent>(["codex-acp", "claude-agent-acp"]);
+const NO_CLIENT_FS = new Set<AcpTestAgent>(["codex-acp", "claude-agent-acp", "copilot-acp", "cline-acp"]);
 /** Agents that ask the client to write outside cwd (the others refuse such a write themselves). */
-const ASKS_OUTSIDE = new Set<AcpTestAgent>(["claude-code-acp"]);
+const ASKS_OUTSIDE = new Set<AcpTestAgent>(["claude-code-acp", "qwen-acp"]);
+/** Agents whose history keeps no reasoning (pinned: the live reasoning is left out of the comparison). */
+const NO_REASONING_HISTORY = new Set<AcpTestAgent>(["copilot-acp"]);
+/** Agents that report a command only when it ends (no in_progress update): it runs once its permission is answered. */
+const SILENT_WHILE_RUNNING = new Set<AcpTestAgent>(["qwen-acp"]);
 /** Agents whose session/load (from a second process) fails although initialize offers it. */
 const LOAD_BROKEN = new Set<AcpTestAgent>(["gemini"]);
 const TERMINAL_AGENTS = new Set<AcpTestAgent>(["claude-code-acp"]);
@@ -106,15 +113,23 @@ for (const agent of ACP_AGENTS) {
       }
       const history = await s!.load();
       const omit = ["usage", "permission", "question", "status", "mode", "diff", "plan"];
+      if (NO_REASONING_HISTORY.has(agent)) {
+        // Copilot CLI 1.0.102 streams reasoning live but does not store it
+        expect(text(live, "reasoning_text")).not.toBe("");
+        expect(text(history, "reasoning_text")).toBe("");
+        omit.push("thinking");
+      }
       const rendered = render(history, omit) as any[];
       if (REPLAYS_MODEL_COMMAND.has(agent)) {
         // Claude Agent ACP 0.23.1 sets the model with Claude Code's `/model` command when the session starts; the
-        // transcript keeps it, and session/load replays it as user messages: two turns before the prompt's own
-        // (pinned, so a change in the adapter shows here). The prompt's turn renders as it did live.
+        // transcript keeps it, and session/load replays it as two user messages (the command line, its output): the
+        // acp table makes them one turn before the prompt's own, the command as typed (pinned, so a change in the
+        // adapter shows here). The prompt's turn renders as it did live.
         const turns = rendered[0].turns;
-        expect(turns.length).toBe(3);
-        expect(JSON.stringify(turns.slice(0, 2))).toMatch(/<command-name>\/model<\/command-name>[\s\S]*<local-command-stdout>/);
-        rendered[0] = { ...rendered[0], turns: turns.slice(2) };
+        expect(turns.length).toBe(2);
+        expect(JSON.stringify(turns[0])).toMatch(/\/model default[\s\S]*Set model to/);
+        expect(JSON.stringify(turns[0])).not.toMatch(/<command-name>|<local-command-stdout>/);
+        rendered[0] = { ...rendered[0], turns: turns.slice(1) };
       }
       expect(trimTexts(rendered)).toEqual(trimTexts(render(live, omit)));
       // the one difference trimmed away (pinned, so a change in the agent shows here)
@@ -179,6 +194,8 @@ for (const agent of ACP_AGENTS) {
       await readUntil(s!, async (e) => {
         // a permission for the command (agents that ask for every command) is allowed
         if (e.type === "request.opened") await s!.answer(e, { decision: "allow_once" });
+        // Qwen Code 0.24.4 announces the call before asking (no command yet) and reports it again only when it ends
+        if (SILENT_WHILE_RUNNING.has(agent)) return e.type === "request.resolved";
         return (e.type === "item.started" || e.type === "item.updated") && P(e).itemType === "command_execution" && JSON.stringify(P(e)).includes("sleep 30") && P(e).status === "inProgress" && (e.type === "item.updated" || agent !== "opencode-acp");
       });
       const t0 = performance.now();
@@ -263,9 +280,9 @@ for (const agent of ACP_AGENTS) {
     });
 
     if (FS_AGENTS.has(agent)) it("fs opted in: an edit inside cwd goes through the client; a write outside cwd is refused (JSON-RPC error + runtime.warning)", async () => {
-      const sc = scenario("edit-fs");
+      const sc = scenario(READS_BEFORE_EDIT.has(agent) ? "edit-read-fs" : "edit-fs");
       const frames: any[] = [];
-      const turns = [sc.turns[0]!, { call: { tool: "write" as const, path: "../outside.txt", content: "escaped\n" } }, { text: "Done." }];
+      const turns = [...sc.turns.slice(0, -1), { call: { tool: "write" as const, path: "../outside.txt", content: "escaped\n" } }, { text: "Done." }];
       await start(agent, { ...sc, turns }, { acp: { fs: true }, onFrame: (f: any) => frames.push(f) });
       const { turnId } = await s!.prompt(sc.prompts[0]);
       const events = await readUntil(s!, async (e) => {
@@ -278,7 +295,8 @@ for (const agent of ACP_AGENTS) {
       expect(calls.some(([m, p]) => m === "fs/write_text_file" && String(p).endsWith("/hello.py")), "the edit went through the client").toBe(true);
       expect(existsSync(join(r!.sandbox.root, "outside.txt")), "nothing written outside cwd").toBe(false);
       const askedOutside = calls.some(([m, p]) => m === "fs/write_text_file" && String(p).endsWith("outside.txt"));
-      // Claude Code ACP asks the client for the write outside (path `<cwd>/../outside.txt`); Gemini CLI refuses it itself
+      // Claude Code ACP and Qwen Code ask the client for the write outside (path `<cwd>/../outside.txt`); Gemini CLI
+      // refuses it itself
       expect(askedOutside).toBe(ASKS_OUTSIDE.has(agent));
       if (askedOutside) {
         expect(warnings(events).some((m) => /outside the session's directory/.test(m))).toBe(true);
@@ -293,7 +311,7 @@ for (const agent of ACP_AGENTS) {
 
     if (NO_CLIENT_FS.has(agent)) it("fs opted in, an agent that edits by itself: the edit is made without any fs/* call to the client (pinned)", async () => {
       // Codex ACP 0.16.0 edits with apply_patch in its own sandbox; Claude Agent ACP 0.23.1 has no client-fs tools
-      // (only Claude Code's own)
+      // (only Claude Code's own); Copilot CLI 1.0.102 edits with its own `edit` tool, Cline 3.0.65 with `apply_patch`
       const sc = scenario("edit");
       const frames: any[] = [];
       await start(agent, sc, { acp: { fs: true, terminal: true }, onFrame: (f: any) => frames.push(f) });
@@ -346,7 +364,8 @@ for (const agent of ACP_AGENTS) {
       const created = frames.find((f) => f.dir === "in" && f.message.result?.sessionId === s!.providerSessionId)?.message.result ?? {};
       const options = (created.configOptions ?? []) as any[];
       const pick = (cat: string, native: any, list: string, id: string) => {
-        const o = options.find((c) => c.category === cat);
+        // (the option named after the category when there are several: Cline's `provider` is in `model` too)
+        const o = options.find((c) => c.category === cat && c.id === cat) ?? options.find((c) => c.category === cat);
         const values = o ? (o.options ?? []).flatMap((x: any) => (x.options ? x.options : [x])).map((x: any) => x.value) : (native?.[list] ?? []).map((x: any) => x[id]);
         const current = o ? o.currentValue : native?.[cat === "mode" ? "currentModeId" : "currentModelId"];
         return { via: o ? "session/set_config_option" : native ? `session/set_${cat}` : undefined, value: values.find((v: string) => v !== current) ?? values[0] };

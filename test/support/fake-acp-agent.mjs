@@ -4,6 +4,7 @@
  * calls the client's methods listed in FAKE_CALLS (JSON: [{method, params}], `$cwd` replaced by its cwd; a
  * terminal's `$term` by the last terminalId), reports each answer as an agent_message_chunk `RESULT <json>`, then
  * ends the turn. session/load replays a stored turn ("Remember 42." / "Noted: 42."). FAKE_MODE=auth: initialize offers authMethods and session/new fails with -32000;
+ * FAKE_MODE=config-options: session/new offers config options, two of them in the `model` category.
  * FAKE_MODE=load-fails: session/load replays, then fails. FAKE_MODE=late-cancel: a prompt waits for session/cancel and
  * is answered (stopReason cancelled) 1 s after it; the next prompt is answered at once.
  */
@@ -41,6 +42,13 @@ async function prompt(msg) {
   send({ id: msg.id, result: { stopReason: "end_turn" } });
 }
 
+/** FAKE_MODE=config-options: the session's options, two in the `model` category (a provider and a model, as Cline's). */
+const CONFIG_OPTIONS = [
+  { id: "provider", name: "Provider", category: "model", type: "select", currentValue: "p1", options: [{ value: "p1", name: "P1" }, { value: "p2", name: "P2" }] },
+  { id: "model", name: "Model", category: "model", type: "select", currentValue: "m1", options: [{ value: "m1", name: "M1" }, { value: "m2", name: "M2" }] },
+  { id: "mode", name: "Mode", category: "mode", type: "select", currentValue: "act", options: [{ value: "plan", name: "Plan" }, { value: "act", name: "Act" }] },
+];
+
 createInterface({ input: process.stdin }).on("line", (line) => {
   const msg = JSON.parse(line);
   if (msg.method === undefined) { waiting.get(msg.id)?.(msg); waiting.delete(msg.id); return; }
@@ -49,7 +57,13 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       return send({ id: msg.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true }, authMethods: mode === "auth" ? [{ id: "login", name: "Log in with a browser" }] : [], agentInfo: { name: "fake", version: "0" } } });
     case "session/new":
       if (mode === "auth") return send({ id: msg.id, error: { code: -32000, message: "Authentication required" } });
+      if (mode === "config-options") return send({ id: msg.id, result: { sessionId: "s1", configOptions: CONFIG_OPTIONS } });
       return send({ id: msg.id, result: { sessionId: "s1" } });
+    case "session/set_config_option":
+      if (mode !== "config-options") return send({ id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } });
+      // a provider change is refused, as Cline 3.0.65 refuses it when its provider comes from the environment
+      if (msg.params.configId === "provider") return send({ id: msg.id, error: { code: -32602, message: "Invalid params: Cannot change provider" } });
+      return send({ id: msg.id, result: { configOptions: CONFIG_OPTIONS } });
     case "session/load": {
       // the stored session's history, replayed before the answer
       const sessionId = msg.params.sessionId;

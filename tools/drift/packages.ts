@@ -371,6 +371,24 @@ export const PACKAGES: PackageSpec[] = [
     note: "Zed's Codex ACP adapter, a native binary (recorder codex-acp): version only",
   },
   {
+    name: "@qwen-code/qwen-code",
+    surfaces: ["acp"],
+    pinned: "recorders",
+    note: "Qwen Code as an ACP agent (recorder qwen-acp): version only — its messages are ACP plus its extension methods (our schema); `npm run drift -- --record` sees what it fills in",
+  },
+  {
+    name: "@github/copilot",
+    surfaces: ["acp"],
+    pinned: "recorders",
+    note: "GitHub Copilot CLI as an ACP agent in its BYOK mode (recorder copilot-acp), a native binary: version only",
+  },
+  {
+    name: "cline",
+    surfaces: ["acp"],
+    pinned: "recorders",
+    note: "Cline CLI as an ACP agent (recorder cline-acp), a native binary: version only",
+  },
+  {
     name: "@cursor/sdk",
     surfaces: ["cursor-sdk"],
     handWritten: true,

@@ -1,6 +1,7 @@
 /**
  * Any agent that speaks ACP v1 (Agent Client Protocol: JSON-RPC 2.0, one message per line over stdio): presets for
- * the known ones (opencode, Gemini CLI, Codex ACP, Claude Code ACP, Claude Agent ACP, Cursor) and `{ acp: { command,
+ * the known ones (opencode, Gemini CLI, Codex ACP, Claude Code ACP, Claude Agent ACP, Qwen Code, GitHub Copilot CLI, Cline,
+ * Cursor) and `{ acp: { command,
  * args, env } }` for any other. One driver, the "acp" table.
  *
  * - initialize (protocolVersion 1; client capabilities only as the host opts in: `acp: { fs, terminal }`) →
@@ -25,13 +26,21 @@ import { startChild, describeExit, type Child, type ExitInfo } from "../process.
 import { LiveError, LIVE_ERROR_CODES } from "../errors.js";
 import type { AcpCommand, AcpPreset, Driver, DriverFactory, DriverHost, Frame, LiveAgent, RequestAnswer, ResolvedOptions } from "../types.js";
 
-/** The preset agents' command lines (the executable is found on PATH unless `bin` names it). */
+/**
+ * The preset agents' command lines (the executable is found on PATH unless `bin` names it). A preset's `env` holds
+ * defaults: connect's `env` overrides them.
+ */
 export const ACP_PRESETS: Readonly<Record<AcpPreset, AcpCommand>> = {
   "opencode-acp": { command: "opencode", args: ["acp"] },
   gemini: { command: "gemini", args: ["--acp"] },
   "codex-acp": { command: "codex-acp" },
   "claude-code-acp": { command: "claude-code-acp" },
   "claude-agent-acp": { command: "claude-agent-acp" },
+  "qwen-acp": { command: "qwen", args: ["--acp"] },
+  "copilot-acp": { command: "copilot", args: ["--acp"] },
+  // Cline's default ("auto") session backend starts a hub daemon in a session of its own, outside the agent's process
+  // group, that outlives the agent; the local backend runs the sessions in the agent's own process.
+  "cline-acp": { command: "cline", args: ["--acp"], env: { CLINE_SESSION_BACKEND_MODE: "local" } },
   "cursor-acp": { command: "cursor-agent", args: ["acp"] },
 };
 
@@ -144,7 +153,7 @@ class AcpDriver implements Driver {
   private terminals = new Map<string, Terminal>();
   private nextTerminal = 0;
 
-  constructor(private readonly host: DriverHost, private readonly o: ResolvedOptions, private readonly spec: AcpCommand) {}
+  constructor(private readonly host: DriverHost, private readonly o: ResolvedOptions, private readonly spec: AcpCommand, private readonly preset = false) {}
 
   get pid() { return this.child?.pid; }
 
@@ -155,7 +164,8 @@ class AcpDriver implements Driver {
   }
 
   private get env(): Record<string, string | undefined> {
-    return { ...this.o.env, ...(this.spec.env ?? {}) };
+    // a preset's env are defaults (connect's env wins); the object form's env is the caller's own (it wins)
+    return this.preset ? { ...(this.spec.env ?? {}), ...this.o.env } : { ...this.o.env, ...(this.spec.env ?? {}) };
   }
 
   private initializeParams() {
@@ -231,11 +241,15 @@ class AcpDriver implements Driver {
 
   /**
    * A mode or model the session offered: through its config option of that category (session/set_config_option)
-   * when it has one, else the dedicated method (session/set_mode, session/set_model) when it offered modes / models.
+   * when it has one (the one whose id is the category's name when it has several), else the dedicated method
+   * (session/set_mode, session/set_model) when it offered modes / models.
    * Neither: UNSUPPORTED (the agent has no such setting).
    */
   private async setting(sessionId: string, category: "mode" | "model", value: string): Promise<void> {
-    const option = (this.offers.configOptions ?? []).find((c) => c && c.category === category);
+    // of several options in the category, the one named after it (Cline 3.0.65 files its provider choice under
+    // `model` too, beside its `model` option)
+    const inCategory = (this.offers.configOptions ?? []).filter((c) => c && c.category === category);
+    const option = inCategory.find((c) => c.id === category) ?? inCategory[0];
     if (option) {
       const r = await this.peer.request<SessionOffers>("session/set_config_option", { sessionId, configId: option.id, value }, this.o.timeouts.requestMs);
       if (r?.configOptions) this.offers = { ...this.offers, configOptions: r.configOptions };
@@ -436,7 +450,7 @@ export function acpDriver(agent: AcpPreset | { acp: AcpCommand }): DriverFactory
     surface: "acp",
     provider: "acp",
     command: spec.command,
-    create: (host, o) => new AcpDriver(host, o, spec),
+    create: (host, o) => new AcpDriver(host, o, spec, typeof agent === "string"),
   };
 }
 
