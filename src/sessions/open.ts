@@ -11,6 +11,8 @@ import { readLineAt, readLines } from "./files.js";
 import { linkOrder, type LinkRef } from "../normalize/link-order.js";
 import { listSessions, storeRoot, walkPattern, type StoredSession } from "./list.js";
 import { SqliteReader } from "./sqlite.js";
+import { agentSessionEvents } from "./agent.js";
+import type { ConnectOptions } from "../live/types.js";
 import { SESSION_AGENTS, STORES, linkRef, type FileStore, type LinkStoreOrder, type RecordLog, type SessionAgent, type SqliteStore } from "./stores.js";
 
 export interface OpenOptions {
@@ -22,6 +24,11 @@ export interface OpenOptions {
   clock?: () => number | Date | string;
   /** Keep each record in raw.payload (default true). */
   includeRaw?: boolean;
+  /**
+   * For a session the agent keeps on its side (listAgentSessions): how to run the agent to read it (bin, env,
+   * timeouts, onStderr… as connect's; cwd defaults to the session's).
+   */
+  connect?: Omit<ConnectOptions, "agent" | "resume">;
 }
 
 /**
@@ -31,8 +38,14 @@ export interface OpenOptions {
  * Rejects with a SessionStoreError (code session_not_found / session_unreadable).
  */
 export async function* openSession(ref: StoredSession | string, options: OpenOptions = {}): AsyncGenerator<CanonicalEvent> {
+  if (ref && typeof ref === "object" && ref.origin === "agent") {
+    // a session the agent keeps on its side (listAgentSessions): read through the agent
+    if (typeof ref.providerSessionId !== "string" || ref.providerSessionId === "") throw new InvalidOptionError("ref", "openSession: ref must be a session listSessions or listAgentSessions returned, or a session id");
+    yield* agentSessionEvents(ref, options.connect);
+    return;
+  }
   const s = await resolveRef(ref, options);
-  const spec = STORES[s.agent];
+  const spec = STORES[s.agent as SessionAgent];
   const normalizer = createNormalizer({
     surface: spec.surface,
     ids: options.ids ?? storedSessionIds(s.agent, s.providerSessionId),
