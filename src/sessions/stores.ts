@@ -173,7 +173,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
     product: "Codex",
     versions: ["0.171.0"],
     surface: "codex-rollout",
-    liveAgents: ["codex"],
+    liveAgents: ["codex", "codex-acp"],
     root: [{ env: "CODEX_HOME" }, { home: ".codex" }],
     store: {
       kind: "files",
@@ -209,7 +209,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
     product: "Claude Code",
     versions: ["2.1.333"],
     surface: "claude-transcript",
-    liveAgents: ["claude", "claude-sdk"],
+    liveAgents: ["claude", "claude-sdk", "claude-code-acp", "claude-agent-acp"],
     root: [{ env: "CLAUDE_CONFIG_DIR" }, { home: ".claude" }],
     store: {
       kind: "files",

@@ -18,7 +18,8 @@ import { join } from "node:path";
 import { connect, LiveError, type LiveSession } from "../../src/live/index.ts";
 import { counterIds, storedSessionId } from "../../src/normalize/ids.ts";
 import { storedIdsKey } from "../../src/live/session.ts";
-import { listAgentSessions, openSession } from "../../src/sessions/index.ts";
+import { listAgentSessions, listSessions, openSession } from "../../src/sessions/index.ts";
+import { storeOfLiveAgent } from "../../src/sessions/stores.ts";
 import { createAccumulator } from "../../src/render/accumulator.ts";
 import type { CanonicalEvent } from "../../src/normalize/normalizer.ts";
 import { renderView } from "../support/render-view.ts";
@@ -285,6 +286,14 @@ for (const agent of ACP_AGENTS) {
         }
       } else {
         await expect(listAgentSessions({ ...r.options, cwd: r.sandbox.work })).rejects.toMatchObject({ code: "unsupported" });
+      }
+      // an adapter of an agent whose store agentnorm/sessions reads (Claude Code, Codex, opencode): the session is in
+      // that store under the same id, so the preset's resumed ids are the store's
+      const storeAgent = storeOfLiveAgent(agent);
+      figures[`${agent}.store`] = storeAgent ?? null;
+      if (storeAgent) {
+        const onDisk = await listSessions({ agents: [storeAgent], env: r.options.env as Record<string, string> });
+        expect(onDisk.map((x) => x.providerSessionId), `${storeAgent}'s store holds ${stored}`).toContain(stored);
       }
       if (LOAD_BROKEN.has(agent)) {
         await expect(connect({ ...r.options, resume: stored })).rejects.toMatchObject({ code: "start_failed" });
