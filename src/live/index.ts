@@ -13,7 +13,8 @@
  * Every agent behind one LiveSession (docs/live.md): the canonical events, bounded; prompt, answer, cancel, load,
  * resume, close; crashes reported; no process left behind.
  */
-import { Session, resolveOptions } from "./session.js";
+import { Session, agentName, historyEvents, resolveOptions } from "./session.js";
+import type { CanonicalEvent } from "../normalize/normalizer.js";
 import { codexDriver } from "./drivers/codex.js";
 import { opencodeDriver } from "./drivers/opencode.js";
 import { cursorDriver } from "./drivers/cursor.js";
@@ -21,7 +22,8 @@ import { claudeDriver } from "./drivers/claude.js";
 import { claudeSdkDriver } from "./drivers/claude-sdk.js";
 import { acpDriver, isAcpAgent, ACP_PRESETS } from "./drivers/acp.js";
 import { InvalidOptionError } from "../errors.js";
-import type { AcpPreset, ConnectOptions, DriverFactory, LiveAgent, LiveAgentName, LiveSession } from "./types.js";
+import { LiveError, LIVE_ERROR_CODES } from "./errors.js";
+import type { AcpPreset, ConnectOptions, DriverFactory, LiveAgent, LiveAgentName, LiveSession, StoredSessionInfo, Frame } from "./types.js";
 
 /** The drivers, by agent name (the ACP presets share the ACP driver). */
 export const DRIVERS: Readonly<Record<LiveAgentName, DriverFactory>> = {
@@ -54,9 +56,45 @@ export async function connect(options: ConnectOptions): Promise<LiveSession> {
   return s;
 }
 
+/**
+ * The sessions an agent keeps on its own side, for `options.cwd` (default process.cwd(); `all: true`: every
+ * directory), asked of the agent itself in a process of its own (no session is opened): ACP agents whose initialize
+ * offers `sessionCapabilities.list` (session/list). Rejects with a LiveError UNSUPPORTED for an agent that cannot list,
+ * START_FAILED / TIMEOUT as connect(). Warnings (a list cut, an entry without an id) go to `onStderr`.
+ */
+export async function listStoredSessions(options: ConnectOptions & { all?: boolean }): Promise<StoredSessionInfo[]> {
+  const factory = options && typeof options === "object" ? driverFor(options.agent) : undefined;
+  if (!factory) throw new InvalidOptionError("agent", `listStoredSessions: unknown agent ${JSON.stringify(options?.agent)}; agents: ${LIVE_AGENTS.join(", ")}, or { acp: { command, args?, env? } }`);
+  const o = resolveOptions(options, factory);
+  const log = (line: string) => { try { o.onStderr?.(line); } catch { /* the callback's own problem */ } };
+  const driver = factory.create({ frame: () => [], host: () => undefined, warn: (m) => log(`agentnorm: ${m}`), gate: () => undefined, log }, o);
+  if (!driver.storedSessions) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${agentName(factory.agent)}: the agent does not list its sessions (only ACP agents offering session/list do)`);
+  // each request is bounded by the request timeout, and the agent's process is stopped however the list ends
+  return driver.storedSessions(options.all ? undefined : o.cwd);
+}
+
+/**
+ * A session the agent keeps on its own side (listStoredSessions), read through the agent without opening a session:
+ * a process of its own loads it (ACP session/load) and its replay is normalized with the stored session's canonical
+ * ids (those connect({ resume }) gives it). Rejects as listStoredSessions.
+ */
+export async function readStoredSession(options: ConnectOptions, providerSessionId: string): Promise<CanonicalEvent[]> {
+  const factory = options && typeof options === "object" ? driverFor(options.agent) : undefined;
+  if (!factory) throw new InvalidOptionError("agent", `readStoredSession: unknown agent ${JSON.stringify(options?.agent)}; agents: ${LIVE_AGENTS.join(", ")}, or { acp: { command, args?, env? } }`);
+  if (typeof providerSessionId !== "string" || providerSessionId === "") throw new InvalidOptionError("providerSessionId", "readStoredSession: the session id must be a non-empty string");
+  const o = resolveOptions(options, factory);
+  const log = (line: string) => { try { o.onStderr?.(line); } catch { /* the callback's own problem */ } };
+  const driver = factory.create({ frame: () => [], host: () => undefined, warn: (m) => log(`agentnorm: ${m}`), gate: () => undefined, log }, o);
+  if (!driver.storedSessions) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${agentName(factory.agent)}: its stored sessions are read from disk (agentnorm/sessions' openSession), not through the agent`);
+  const tap = o.onFrame ? (f: Frame) => { try { o.onFrame!({ ...f, history: true }); } catch { /* the tap's own problem */ } } : undefined;
+  const h = await driver.history(providerSessionId, tap);
+  if (tap) for (const f of h.raw ?? h.frames) tap(f);
+  return historyEvents(h.surface, h.frames, factory.agent, providerSessionId);
+}
+
 export { LiveError, LIVE_ERROR_CODES } from "./errors.js";
 export { findOnPath } from "./process.js";
 export type { ExitInfo } from "./process.js";
 export { ACP_PRESETS } from "./drivers/acp.js";
-export type { AcpClientOptions, AcpCommand, AcpPreset, CaptureTarget, ConnectOptions, LiveAgent, LiveAgentName, LiveSession, LiveTimeouts, PromptInput, PromptResult, RequestRef } from "./types.js";
+export type { AcpClientOptions, AcpCommand, AcpPreset, StoredSessionInfo, CaptureTarget, ConnectOptions, LiveAgent, LiveAgentName, LiveSession, LiveTimeouts, PromptInput, PromptResult, RequestRef } from "./types.js";
 export type { RequestReply, PermissionDecision } from "../answer/answer.js";

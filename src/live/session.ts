@@ -50,8 +50,8 @@ export class Session implements LiveSession {
 
   constructor(private readonly factory: DriverFactory, private readonly o: ResolvedOptions) {
     // a resumed session is the stored session (agentnorm/sessions): the same canonical session and thread ids
-    const store = o.resume !== undefined && typeof factory.agent === "string" ? storeOfLiveAgent(factory.agent) : undefined;
-    const ids = o.ids ?? (store ? storedSessionIds(store, o.resume!) : undefined);
+    const key = o.resume !== undefined ? storedIdsKey(factory.agent) : undefined;
+    const ids = o.ids ?? (key ? storedSessionIds(key, o.resume!) : undefined);
     this.normalizer = createNormalizer({ surface: factory.surface, ids, ...(o.sequenceAfter !== undefined ? { sequenceAfter: o.sequenceAfter } : {}) });
     this.events = new EventQueue<CanonicalEvent>({
       highWater: o.highWater,
@@ -376,11 +376,7 @@ export class Session implements LiveSession {
     const tap = this.o.onFrame ? (f: Frame) => { try { this.o.onFrame!({ ...f, history: true }); } catch { /* the tap's own problem */ } } : undefined;
     const h = await withTimeout(driver.history(id, tap), this.o.timeouts.requestMs, "reading the history");
     if (tap) for (const f of h.raw ?? h.frames) tap(f);
-    const n = createNormalizer({ surface: h.surface });
-    const out: CanonicalEvent[] = [];
-    for (const f of h.frames) out.push(...n.push(f.message, { direction: f.dir }));
-    out.push(...n.end());
-    return out;
+    return historyEvents(h.surface, h.frames, this.factory.agent, id);
   }
 
   async resume(providerSessionId: string): Promise<void> {
@@ -421,6 +417,25 @@ export class Session implements LiveSession {
     this.driver?.resume();
     this.closedResolve();
   }
+}
+
+/**
+ * Whose stored session an id names, for its canonical ids (storedSessionIds): the agent whose store agentnorm/sessions
+ * reads (codex, claude, opencode, gemini — a live agent sharing a store counts as it), else the agent's own name (an
+ * ACP preset: its own list); none for a command given as `{ acp }`.
+ */
+export function storedIdsKey(agent: LiveAgent): string | undefined {
+  return typeof agent === "string" ? storeOfLiveAgent(agent) ?? agent : undefined;
+}
+
+/** A stored session's history frames as canonical events, with the stored session's ids (storedIdsKey). */
+export function historyEvents(surface: string, frames: readonly Frame[], agent: LiveAgent, providerSessionId: string): CanonicalEvent[] {
+  const key = storedIdsKey(agent);
+  const n = createNormalizer({ surface, ...(key ? { ids: storedSessionIds(key, providerSessionId) } : {}) });
+  const out: CanonicalEvent[] = [];
+  for (const f of frames) out.push(...n.push(f.message, { direction: f.dir }));
+  out.push(...n.end());
+  return out;
 }
 
 /** An agent's name for messages ("acp" for a command given as `{ acp }`). */

@@ -139,7 +139,10 @@ export interface LiveSession extends AsyncIterable<CanonicalEvent> {
   pending(): CanonicalEvent[];
   /** Interrupt the running turn: resolves after the turn's terminal event (synthesized when the agent sends none). */
   cancel(): Promise<void>;
-  /** A stored session's history (default: this one) as canonical events of its own (a fresh canonical session). */
+  /**
+   * A stored session's history (default: this one) as canonical events of its own: the stored session's canonical ids
+   * (those agentnorm/sessions' openSession and connect({ resume }) give it; random for a command given as `{ acp }`).
+   */
   load(providerSessionId?: string): Promise<CanonicalEvent[]>;
   /**
    * Change the agent's mode for the coming turns: Codex its approvalPolicy, opencode its agent ("build", "plan"…),
@@ -166,6 +169,15 @@ export interface Frame {
 }
 
 /** What the session gives a driver. */
+/** A session the agent itself lists (ACP session/list). */
+export interface StoredSessionInfo {
+  providerSessionId: string;
+  cwd?: string;
+  title?: string;
+  /** ISO time of its last activity, as the agent says. */
+  updatedAt?: string;
+}
+
 export interface DriverHost {
   /** A native frame: normalized, captured, its events queued. Returns the events. */
   frame(f: Frame): CanonicalEvent[];
@@ -209,6 +221,8 @@ export interface Driver {
    * them) returns `raw: []`.
    */
   history(providerSessionId: string, tap?: (f: Frame) => void): Promise<{ surface: string; frames: Frame[]; raw?: Frame[] }>;
+  /** The sessions the agent itself keeps, for `cwd` (or all), where the agent can list them (ACP session/list). */
+  storedSessions?(cwd: string | undefined): Promise<StoredSessionInfo[]>;
   pause(): void;
   resume(): void;
   /** Resolves when the process has exited, however. */

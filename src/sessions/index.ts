@@ -13,6 +13,8 @@
 export { listSessions } from "./list.js";
 export type { ListOptions, StoredSession } from "./list.js";
 export { openSession, findSession } from "./open.js";
+export { listAgentSessions } from "./agent.js";
+export type { AgentListOptions } from "./agent.js";
 export type { OpenOptions } from "./open.js";
 export { STORES, SESSION_AGENTS } from "./stores.js";
 export type { SessionAgent, StoreSpec } from "./stores.js";

@@ -9,7 +9,7 @@ import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { storedSessionId } from "../normalize/ids.js";
 import { InvalidOptionError } from "../errors.js";
-import type { LiveAgentName } from "../live/types.js";
+import type { AcpPreset, LiveAgent } from "../live/types.js";
 import { prefixScalars, readHead, readTail } from "./files.js";
 import { SqliteReader, type SqlValue } from "./sqlite.js";
 import { SESSION_AGENTS, STORES, type FieldTest, type FileStore, type HeadValue, type SessionAgent, type SqliteStore, type StoreSpec } from "./stores.js";
@@ -28,7 +28,8 @@ export interface ListOptions {
 }
 
 export interface StoredSession {
-  agent: SessionAgent;
+  /** The agent whose store holds it; for a session the agent keeps on its side (listAgentSessions), its live name ("acp": a command given as `{ acp }`). */
+  agent: SessionAgent | AcpPreset | "acp";
   /** The agent's own id of the session (Codex thread id, Claude Code / Gemini CLI session id, opencode session id); "" when unknown (a problem). */
   providerSessionId: string;
   /** The canonical session id its events carry (storedSessionId: the same for connect({ resume }) of it); "" when unknown. */
@@ -44,9 +45,11 @@ export interface StoredSession {
   /** The surface that reads it (openSession, agentnorm normalize --from). */
   surface: string;
   /** The live agent that continues it: connect({ agent: liveAgent, cwd, resume: providerSessionId }). */
-  liveAgent: LiveAgentName;
-  /** Where it lives: the session file, or the database holding it. */
+  liveAgent: LiveAgent;
+  /** Where it lives: the session file, or the database holding it; `agent:<name>` for a session the agent keeps on its side. */
   path: string;
+  /** "agent": listed by the agent itself (listAgentSessions); openSession reads it through the agent. */
+  origin?: "agent";
   /** The agent version that wrote it, when the store says. */
   version?: string;
   /** The agent archived it. */

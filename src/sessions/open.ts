@@ -8,9 +8,12 @@ import { createNormalizer, type CanonicalEvent, type Normalizer } from "../norma
 import { storedSessionIds, type IdFactory } from "../normalize/ids.js";
 import { ERROR_CODES, InvalidOptionError, SessionStoreError } from "../errors.js";
 import { readLineAt, readLines } from "./files.js";
+import { linkOrder, type LinkRef } from "../normalize/link-order.js";
 import { listSessions, storeRoot, walkPattern, type StoredSession } from "./list.js";
 import { SqliteReader } from "./sqlite.js";
-import { SESSION_AGENTS, STORES, type FileStore, type RecordLog, type SessionAgent, type SqliteStore } from "./stores.js";
+import { agentSessionEvents } from "./agent.js";
+import type { ConnectOptions } from "../live/types.js";
+import { SESSION_AGENTS, STORES, linkRef, type FileStore, type LinkStoreOrder, type RecordLog, type SessionAgent, type SqliteStore } from "./stores.js";
 
 export interface OpenOptions {
   /** Where to look for a session named by id (as listSessions' `env`). */
@@ -21,6 +24,11 @@ export interface OpenOptions {
   clock?: () => number | Date | string;
   /** Keep each record in raw.payload (default true). */
   includeRaw?: boolean;
+  /**
+   * For a session the agent keeps on its side (listAgentSessions): how to run the agent to read it (bin, env,
+   * timeouts, onStderr… as connect's; cwd defaults to the session's).
+   */
+  connect?: Omit<ConnectOptions, "agent" | "resume">;
 }
 
 /**
@@ -30,8 +38,14 @@ export interface OpenOptions {
  * Rejects with a SessionStoreError (code session_not_found / session_unreadable).
  */
 export async function* openSession(ref: StoredSession | string, options: OpenOptions = {}): AsyncGenerator<CanonicalEvent> {
+  if (ref && typeof ref === "object" && ref.origin === "agent") {
+    // a session the agent keeps on its side (listAgentSessions): read through the agent
+    if (typeof ref.providerSessionId !== "string" || ref.providerSessionId === "") throw new InvalidOptionError("ref", "openSession: ref must be a session listSessions or listAgentSessions returned, or a session id");
+    yield* agentSessionEvents(ref, options.connect);
+    return;
+  }
   const s = await resolveRef(ref, options);
-  const spec = STORES[s.agent];
+  const spec = STORES[s.agent as SessionAgent];
   const normalizer = createNormalizer({
     surface: spec.surface,
     ids: options.ids ?? storedSessionIds(s.agent, s.providerSessionId),
@@ -113,58 +127,19 @@ async function* lines(n: Normalizer, file: string, warnings: string[]): AsyncGen
  * the second reads the lines in order. The tree of parent links is walked depth-first (children in file order; lines
  * no walk reaches after it, in file order); lines without an id go before the first tree line later than them.
  */
-async function* linked(n: Normalizer, order: { id: string; parents: readonly string[] }, file: string, warnings: string[]): AsyncGenerator<CanonicalEvent> {
-  interface Ref { offset: number; length: number; line: number; id?: string; parent?: string; time: number }
-  const refs: Ref[] = [];
+async function* linked(n: Normalizer, order: LinkStoreOrder, file: string, warnings: string[]): AsyncGenerator<CanonicalEvent> {
+  const refs: (LinkRef & { offset: number; length: number; line: number })[] = [];
   let lineNumber = 0;
-  const parentsOf: string[][] = [];
   for await (const l of readLines(file, sizeOf(file), (bytes) => warnings.push(partialNote(file, bytes)))) {
     lineNumber++;
     if (l.text.trim() === "") continue;
     let v: any;
     try { v = JSON.parse(l.text); } catch { v = undefined; }
-    const ref: Ref = { offset: l.offset, length: l.length, line: lineNumber, time: typeof v?.timestamp === "string" ? Date.parse(v.timestamp) : NaN };
-    if (v && typeof v[order.id] === "string") ref.id = v[order.id];
-    parentsOf.push(order.parents.map((p) => v?.[p]).filter((p): p is string => typeof p === "string"));
-    refs.push(ref);
+    refs.push({ offset: l.offset, length: l.length, line: lineNumber, ...linkRef(v, order) });
   }
-  const ids = new Set(refs.flatMap((r) => (r.id !== undefined ? [r.id] : [])));
-  const children = new Map<string | null, Ref[]>();
-  refs.forEach((r, i) => {
-    if (r.id === undefined) return;
-    const parent = parentsOf[i]!.find((p) => ids.has(p)) ?? null;
-    const list = children.get(parent) ?? [];
-    list.push(r);
-    children.set(parent, list);
-  });
-  const tree: Ref[] = [];
-  const seen = new Set<Ref>();
-  const stack: Ref[] = [];
-  const visit = () => {
-    while (stack.length) {
-      const r = stack.pop()!;
-      if (seen.has(r)) continue;
-      seen.add(r);
-      tree.push(r);
-      const kids = children.get(r.id!) ?? [];
-      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
-    }
-  };
-  const roots = children.get(null) ?? [];
-  for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i]!);
-  visit();
-  for (const r of refs) if (r.id !== undefined && !seen.has(r)) { stack.push(r); visit(); }
-  const loose = refs.filter((r) => r.id === undefined);
-  const ordered: Ref[] = [];
-  let i = 0;
-  for (const r of tree) {
-    while (i < loose.length && !(loose[i]!.time > r.time)) ordered.push(loose[i++]!);
-    ordered.push(r);
-  }
-  ordered.push(...loose.slice(i));
   const fd = openSync(file, "r");
   try {
-    for (const r of ordered) yield* n.pushLine(readLineAt(fd, r.offset, r.length), { lineNumber: r.line });
+    for (const i of linkOrder(refs)) { const r = refs[i]!; yield* n.pushLine(readLineAt(fd, r.offset, r.length), { lineNumber: r.line }); }
   } finally {
     closeSync(fd);
   }

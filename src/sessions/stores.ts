@@ -31,6 +31,22 @@ export interface HeadValue {
   prefix?: boolean;
 }
 
+/** Records linked by parent ids (normalize/link-order.ts): the fields holding a record's id, parents and time. */
+export interface LinkStoreOrder { kind: "links"; id: string; parents: readonly string[]; time: string }
+
+/** A record's place in the tree of links, from its fields (`v` a parsed record, or anything else: no id). */
+export function linkRef(v: any, order: LinkStoreOrder): { id?: string; parents: string[]; time: number } {
+  const ref: { id?: string; parents: string[]; time: number } = {
+    parents: order.parents.map((p) => v?.[p]).filter((p): p is string => typeof p === "string"),
+    time: typeof v?.[order.time] === "string" ? Date.parse(v[order.time]) : NaN,
+  };
+  if (v && typeof v[order.id] === "string") ref.id = v[order.id];
+  return ref;
+}
+
+/** Claude Code's transcript lines: linked by uuid → parentUuid (else logicalParentUuid, across a compaction). */
+export const CLAUDE_TRANSCRIPT_ORDER: LinkStoreOrder = { kind: "links", id: "uuid", parents: ["parentUuid", "logicalParentUuid"], time: "timestamp" };
+
 /** A session store made of files, one session per file. */
 export interface FileStore {
   kind: "files";
@@ -74,7 +90,7 @@ export interface FileStore {
   /** How records are framed: one record per line, or a log of records that rewrite the session (Gemini CLI). */
   framing: { kind: "lines" } | RecordLog;
   /** The order the surface reads records in: the file's, or the tree of parent links (Claude Code). */
-  order: { kind: "file" } | { kind: "links"; id: string; parents: readonly string[] };
+  order: { kind: "file" } | LinkStoreOrder;
   /**
    * Files of the same session's subagents, read after it: `dir` relative to the session file's folder (`{id}`: the
    * session id), `file` a segment pattern. The surface nests them under the calls that ran them.
@@ -157,7 +173,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
     product: "Codex",
     versions: ["0.171.0"],
     surface: "codex-rollout",
-    liveAgents: ["codex"],
+    liveAgents: ["codex", "codex-acp"],
     root: [{ env: "CODEX_HOME" }, { home: ".codex" }],
     store: {
       kind: "files",
@@ -193,7 +209,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
     product: "Claude Code",
     versions: ["2.1.333"],
     surface: "claude-transcript",
-    liveAgents: ["claude", "claude-sdk"],
+    liveAgents: ["claude", "claude-sdk", "claude-code-acp", "claude-agent-acp"],
     root: [{ env: "CLAUDE_CONFIG_DIR" }, { home: ".claude" }],
     store: {
       kind: "files",
@@ -213,7 +229,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
         { where: { type: "user", isMeta: { exists: false }, isSidechain: { in: ["false"] } }, path: "message.content", text: true, skipPrefixes: CLAUDE_NOT_PROMPT },
       ],
       framing: { kind: "lines" },
-      order: { kind: "links", id: "uuid", parents: ["parentUuid", "logicalParentUuid"] },
+      order: CLAUDE_TRANSCRIPT_ORDER,
       children: { dir: "{id}/subagents", file: "agent-*.jsonl" },
     },
   },

@@ -16,7 +16,10 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect, LiveError, type LiveSession } from "../../src/live/index.ts";
-import { counterIds } from "../../src/normalize/ids.ts";
+import { counterIds, storedSessionId } from "../../src/normalize/ids.ts";
+import { storedIdsKey } from "../../src/live/session.ts";
+import { listAgentSessions, listSessions, openSession } from "../../src/sessions/index.ts";
+import { storeOfLiveAgent } from "../../src/sessions/stores.ts";
 import { createAccumulator } from "../../src/render/accumulator.ts";
 import type { CanonicalEvent } from "../../src/normalize/normalizer.ts";
 import { renderView } from "../support/render-view.ts";
@@ -263,9 +266,35 @@ for (const agent of ACP_AGENTS) {
       r = await acpRig(agent, sc);
       const first = await connect(r.options);
       const t1 = await first.prompt(sc.prompts[0]);
-      await readUntil(first, isEnd(t1.turnId));
+      const ev1 = await readUntil(first, isEnd(t1.turnId));
       const stored = first.providerSessionId!;
       await first.close();
+      // the agent's own list (agentnorm/sessions listAgentSessions: session/list in a process of its own), where its
+      // initialize offers one; else UNSUPPORTED
+      const offersList = ev1.some((e) => e.type === "session.configured" && !!(P(e).config as any)?.agentCapabilities?.sessionCapabilities?.list);
+      figures[`${agent}.sessionList`] = offersList;
+      const { agent: _a, ...rest } = r.options;
+      if (offersList) {
+        const listed = await listAgentSessions({ ...r.options, cwd: r.sandbox.work });
+        const mine = listed.find((x) => x.providerSessionId === stored);
+        expect(mine, `session/list names ${stored}: ${listed.map((x) => x.providerSessionId).join(", ")}`).toBeDefined();
+        if (typeof r.options.agent === "string") expect(mine!.sessionId).toBe(storedSessionId(storedIdsKey(r.options.agent)!, stored));
+        if (!LOAD_BROKEN.has(agent)) {
+          const replay: CanonicalEvent[] = [];
+          for await (const e of openSession(mine!, { connect: rest })) replay.push(e);
+          expect(JSON.stringify(replay)).toContain("Remember the number 42.");
+        }
+      } else {
+        await expect(listAgentSessions({ ...r.options, cwd: r.sandbox.work })).rejects.toMatchObject({ code: "unsupported" });
+      }
+      // an adapter of an agent whose store agentnorm/sessions reads (Claude Code, Codex, opencode): the session is in
+      // that store under the same id, so the preset's resumed ids are the store's
+      const storeAgent = storeOfLiveAgent(agent);
+      figures[`${agent}.store`] = storeAgent ?? null;
+      if (storeAgent) {
+        const onDisk = await listSessions({ agents: [storeAgent], env: r.options.env as Record<string, string> });
+        expect(onDisk.map((x) => x.providerSessionId), `${storeAgent}'s store holds ${stored}`).toContain(stored);
+      }
       if (LOAD_BROKEN.has(agent)) {
         await expect(connect({ ...r.options, resume: stored })).rejects.toMatchObject({ code: "start_failed" });
         return done();

@@ -6,7 +6,9 @@
  * ends the turn. session/load replays a stored turn ("Remember 42." / "Noted: 42."). FAKE_MODE=auth: initialize offers authMethods and session/new fails with -32000;
  * FAKE_MODE=config-options: session/new offers config options, two of them in the `model` category.
  * FAKE_MODE=load-fails: session/load replays, then fails. FAKE_MODE=late-cancel: a prompt waits for session/cancel and
- * is answered (stopReason cancelled) 1 s after it; the next prompt is answered at once.
+ * is answered (stopReason cancelled) 1 s after it; the next prompt is answered at once. FAKE_MODE=list: initialize offers
+ * sessionCapabilities.list; session/list pages through FAKE_SESSIONS (JSON list, two a page, filtered by the request's
+ * cwd); FAKE_MODE=list-forever: every page names a next one.
  */
 import { createInterface } from "node:readline";
 
@@ -54,7 +56,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   if (msg.method === undefined) { waiting.get(msg.id)?.(msg); waiting.delete(msg.id); return; }
   switch (msg.method) {
     case "initialize":
-      return send({ id: msg.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true }, authMethods: mode === "auth" ? [{ id: "login", name: "Log in with a browser" }] : [], agentInfo: { name: "fake", version: "0" } } });
+      return send({ id: msg.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true, ...(mode.startsWith("list") ? { sessionCapabilities: { list: {} } } : {}) }, authMethods: mode === "auth" ? [{ id: "login", name: "Log in with a browser" }] : [], agentInfo: { name: "fake", version: "0" } } });
     case "session/new":
       if (mode === "auth") return send({ id: msg.id, error: { code: -32000, message: "Authentication required" } });
       if (mode === "config-options") return send({ id: msg.id, result: { sessionId: "s1", configOptions: CONFIG_OPTIONS } });
@@ -71,6 +73,13 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       say(sessionId, "Noted: 42.");
       if (mode === "load-fails") return send({ id: msg.id, error: { code: -32603, message: "Internal error", data: { details: "the stored session is broken" } } });
       return send({ id: msg.id, result: {} });
+    }
+    case "session/list": {
+      if (!mode.startsWith("list")) return send({ id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } });
+      const all = JSON.parse(process.env.FAKE_SESSIONS ?? "[]").filter((x) => msg.params?.cwd === undefined || x.cwd === msg.params.cwd);
+      const at = Number(msg.params?.cursor ?? 0);
+      const next = mode === "list-forever" || at + 2 < all.length ? String(at + 2) : undefined;
+      return send({ id: msg.id, result: { sessions: all.slice(at, at + 2), ...(next !== undefined ? { nextCursor: next } : {}) } });
     }
     case "session/prompt":
       return void prompt(msg);

@@ -24,7 +24,7 @@ import { VERSION } from "../../version.js";
 import { JsonRpcPeer, type JsonRpcMessage } from "../jsonrpc.js";
 import { startChild, describeExit, type Child, type ExitInfo } from "../process.js";
 import { LiveError, LIVE_ERROR_CODES } from "../errors.js";
-import type { AcpCommand, AcpPreset, Driver, DriverFactory, DriverHost, Frame, LiveAgent, RequestAnswer, ResolvedOptions } from "../types.js";
+import type { AcpCommand, AcpPreset, StoredSessionInfo, Driver, DriverFactory, DriverHost, Frame, LiveAgent, RequestAnswer, ResolvedOptions } from "../types.js";
 
 /**
  * The preset agents' command lines (the executable is found on PATH unless `bin` names it). A preset's `env` holds
@@ -45,6 +45,8 @@ export const ACP_PRESETS: Readonly<Record<AcpPreset, AcpCommand>> = {
 };
 
 const METHOD_NOT_FOUND = -32601;
+/** At most this many pages of session/list are read. */
+const STORED_PAGES = 100;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 const RESOURCE_NOT_FOUND = -32002;
@@ -52,7 +54,7 @@ const AUTH_REQUIRED = -32000;
 
 interface InitializeResult {
   protocolVersion?: number;
-  agentCapabilities?: { loadSession?: boolean; sessionCapabilities?: { resume?: unknown } };
+  agentCapabilities?: { loadSession?: boolean; sessionCapabilities?: { resume?: unknown; list?: unknown } };
   authMethods?: { id: string; name?: string; description?: string }[];
 }
 
@@ -401,8 +403,9 @@ class AcpDriver implements Driver {
   }
 
   async history(sessionId: string, tap?: (f: Frame) => void): Promise<{ surface: string; frames: Frame[]; raw?: Frame[] }> {
-    if (!this.init?.agentCapabilities?.loadSession) throw new LiveError(LIVE_ERROR_CODES.AGENT_ERROR, `${this.o.bin}: the agent cannot load a stored session (its initialize does not offer loadSession)`);
-    // a second process of the agent: initialize + session/load; the replay is the history
+    const noLoad = () => new LiveError(LIVE_ERROR_CODES.AGENT_ERROR, `${this.o.bin}: the agent cannot load a stored session (its initialize does not offer loadSession)`);
+    if (this.init && !this.init.agentCapabilities?.loadSession) throw noLoad();
+    // a second process of the agent (this driver's own need not run): initialize + session/load; the replay is the history
     const frames: Frame[] = [];
     const [cmd, args] = this.commandLine();
     const child = await startChild(cmd, args, { cwd: this.o.cwd, env: this.env, stdin: true, onStderr: (l) => this.host.log(l) });
@@ -422,13 +425,61 @@ class AcpDriver implements Driver {
     });
     void child.exited.then((x) => peer!.close(`${this.o.bin} ${describeExit(x)}`));
     try {
-      await peer.request("initialize", this.initializeParams(), this.o.timeouts.requestMs);
+      const init = await peer.request<InitializeResult>("initialize", this.initializeParams(), this.o.timeouts.requestMs);
+      if (!init?.agentCapabilities?.loadSession) throw noLoad();
       await peer.request("session/load", { sessionId, cwd: this.o.cwd, mcpServers: [] }, this.o.timeouts.requestMs);
     } finally {
       await child.stop(0, 1000);
       peer.close("the history was read");
     }
     return { surface: "acp", frames, ...(tap ? { raw: [] } : {}) };
+  }
+
+  /**
+   * The sessions the agent itself keeps (ACP `session/list`, when its initialize offers `sessionCapabilities.list`),
+   * for `cwd` (or all): a second process of the agent, initialize, then every page of the list (at most
+   * `STORED_PAGES`; beyond that a warning says the list was cut).
+   */
+  async storedSessions(cwd: string | undefined): Promise<StoredSessionInfo[]> {
+    const [cmd, args] = this.commandLine();
+    const child = await startChild(cmd, args, { cwd: this.o.cwd, env: this.env, stdin: true, onStderr: (l) => this.host.log(l) });
+    let peer: JsonRpcPeer | undefined;
+    peer = new JsonRpcPeer(child.proc.stdout!, child.proc.stdin!, {
+      version: true,
+      onFrame: (dir, message) => {
+        // the agent's requests on this connection (none expected) are refused
+        if (dir === "in" && typeof message === "object" && message.method !== undefined && message.id !== undefined && message.id !== null) {
+          try { peer!.send({ id: message.id, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method}` } }); } catch { /* exited */ }
+        }
+      },
+    });
+    void child.exited.then((x) => peer!.close(`${this.o.bin} ${describeExit(x)}`));
+    const out: StoredSessionInfo[] = [];
+    try {
+      const init = await peer.request<InitializeResult>("initialize", this.initializeParams(), this.o.timeouts.requestMs);
+      if (!init?.agentCapabilities?.sessionCapabilities?.list) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${this.o.bin}: the agent does not list its sessions (its initialize does not offer sessionCapabilities.list)`);
+      let cursor: string | undefined;
+      for (let page = 0; ; page++) {
+        if (page === STORED_PAGES) { this.host.warn(`${this.o.bin}: session/list gave more than ${STORED_PAGES} pages: the rest is not listed`, { cursor }); break; }
+        const r = await peer.request<{ sessions?: unknown; nextCursor?: unknown }>("session/list", { ...(cwd !== undefined ? { cwd } : {}), ...(cursor !== undefined ? { cursor } : {}) }, this.o.timeouts.requestMs);
+        for (const v of Array.isArray(r?.sessions) ? r.sessions : []) {
+          if (!v || typeof v !== "object" || typeof (v as { sessionId?: unknown }).sessionId !== "string") { this.host.warn(`${this.o.bin}: session/list named a session without an id: left out`, v); continue; }
+          const i = v as { sessionId: string; cwd?: unknown; title?: unknown; updatedAt?: unknown };
+          out.push({
+            providerSessionId: i.sessionId,
+            ...(typeof i.cwd === "string" ? { cwd: i.cwd } : {}),
+            ...(typeof i.title === "string" && i.title !== "" ? { title: i.title } : {}),
+            ...(typeof i.updatedAt === "string" ? { updatedAt: i.updatedAt } : {}),
+          });
+        }
+        if (typeof r?.nextCursor !== "string" || r.nextCursor === "") break;
+        cursor = r.nextCursor;
+      }
+    } finally {
+      await child.stop(0, 1000);
+      peer.close("the list was read");
+    }
+    return out;
   }
 
   pause(): void { this.peer?.pause(); }

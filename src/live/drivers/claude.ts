@@ -23,6 +23,8 @@ import { join } from "node:path";
 import { JsonRpcPeer, type JsonRpcMessage } from "../jsonrpc.js";
 import { startChild, describeExit, type Child, type ExitInfo } from "../process.js";
 import { LiveError, LIVE_ERROR_CODES } from "../errors.js";
+import { linkOrder } from "../../normalize/link-order.js";
+import { CLAUDE_TRANSCRIPT_ORDER, linkRef } from "../../sessions/stores.js";
 import type { Driver, DriverFactory, DriverHost, Frame, RequestAnswer, ResolvedOptions } from "../types.js";
 
 type Json = any;
@@ -228,44 +230,9 @@ function transcriptFile(env: Record<string, string | undefined>, cwd: string, se
   return undefined;
 }
 
-/**
- * Transcript lines in conversation order (Claude Code appends them asynchronously: the file order can differ from
- * the conversation's): lines with a uuid as the tree of parentUuid links walked depth-first (children in file order),
- * lines without one merged in by timestamp.
- */
+/** Transcript lines in conversation order (normalize/link-order.ts, the links Claude Code's store declares). */
 export function conversationOrder(lines: Json[]): Json[] {
-  const withId = lines.filter((l) => typeof l?.uuid === "string");
-  const ids = new Set(withId.map((l) => l.uuid));
-  const children = new Map<string | null, Json[]>();
-  for (const l of withId) {
-    const parent = typeof l.parentUuid === "string" && ids.has(l.parentUuid) ? l.parentUuid : typeof l.logicalParentUuid === "string" && ids.has(l.logicalParentUuid) ? l.logicalParentUuid : null;
-    const list = children.get(parent) ?? [];
-    list.push(l);
-    children.set(parent, list);
-  }
-  const tree: Json[] = [];
-  const seen = new Set<Json>();
-  const stack: Json[] = [...(children.get(null) ?? [])].reverse();
-  const visitAll = () => {
-    while (stack.length) {
-      const l = stack.pop();
-      if (seen.has(l)) continue;
-      seen.add(l);
-      tree.push(l);
-      stack.push(...[...(children.get(l.uuid) ?? [])].reverse());
-    }
-  };
-  visitAll();
-  for (const l of withId) if (!seen.has(l)) { stack.push(l); visitAll(); }
-  const time = (l: Json) => (typeof l?.timestamp === "string" ? Date.parse(l.timestamp) : NaN);
-  const loose = lines.filter((l) => typeof l?.uuid !== "string");
-  const out: Json[] = [];
-  let i = 0;
-  for (const l of tree) {
-    while (i < loose.length && !(time(loose[i]) > time(l))) out.push(loose[i++]);
-    out.push(l);
-  }
-  return [...out, ...loose.slice(i)];
+  return linkOrder(lines.map((l) => linkRef(l, CLAUDE_TRANSCRIPT_ORDER))).map((i) => lines[i]);
 }
 
 export const claudeDriver: DriverFactory = {
