@@ -2,7 +2,6 @@
 // Edit the inputs and run `npm run codegen`.
 import type { AnswerCaseData, AnswerTables } from "../src/answer/answer-table.js";
 import type { RequestAnswer } from "../src/answer/answer.js";
-import * as h_content from "../mappings/helpers/content.js";
 import { compact, concat, merge, numeric, text, typeOf, uri } from "../src/normalize/row-util.js";
 
 type Kind = RequestAnswer["kind"];
@@ -26,42 +25,42 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     when: (a) => a.payload?.requestType === "tool_user_input",
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: a.reply?.answers })), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
+    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: a.reply?.answers })), decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined) }),
     at: "mappings/claude-sdk.yaml:303",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     when: (a) => a.payload?.requestType === "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
+    body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_reject" : undefined) }),
     at: "mappings/claude-sdk.yaml:308",
   },
   {
     decisions: ["allow_once"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_temporary")) }),
+    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_temporary") : undefined) }),
     at: "mappings/claude-sdk.yaml:312",
   },
   {
     decisions: ["allow_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: h_content.when(typeOf(a.args?.suggestions), "array", a.args?.suggestions), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_permanent")) }),
+    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: (typeOf(a.args?.suggestions) === "array" ? a.args?.suggestions : undefined), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_permanent") : undefined) }),
     at: "mappings/claude-sdk.yaml:316",
   },
   {
     decisions: ["reject_once", "reject_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_reject")) }),
+    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined) }),
     at: "mappings/claude-sdk.yaml:324",
   },
   {
     decisions: ["cancelled"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_reject")) }),
+    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined) }),
     at: "mappings/claude-sdk.yaml:328",
   },
 ];
@@ -159,7 +158,7 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
   {
     decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
     via: ["http"],
-    body: (a) => compact({ path: concat("/permission/", uri(a.requestId), "/reply"), body: compact({ reply: a.choice, message: h_content.when(a.choice, "reject", text(a.reply?.message, "", "strings", true)) }) }),
+    body: (a) => compact({ path: concat("/permission/", uri(a.requestId), "/reply"), body: compact({ reply: a.choice, message: (a.choice === "reject" ? text(a.reply?.message, "", "strings", true) : undefined) }) }),
     at: "mappings/opencode.yaml:180",
   },
 ];
@@ -468,13 +467,13 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["completed"],
           via: ["result"],
-          body: (a) => compact({ success: true, contentItems: (h_content.when(typeOf(a.reply?.output), "string", [compact({ type: "inputText", text: a.reply?.output })]) ?? h_content.when(typeOf(a.reply?.output), "array", a.reply?.output) ?? []) }),
+          body: (a) => compact({ success: true, contentItems: ((typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined) ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined) ?? []) }),
           at: "mappings/codex-app-server.yaml:1139",
         },
         {
           decisions: ["failed"],
           via: ["result"],
-          body: (a) => compact({ success: false, contentItems: (h_content.when(typeOf(a.reply?.message), "string", [compact({ type: "inputText", text: a.reply?.message })]) ?? []) }),
+          body: (a) => compact({ success: false, contentItems: ((typeOf(a.reply?.message) === "string" ? [compact({ type: "inputText", text: a.reply?.message })] : undefined) ?? []) }),
           at: "mappings/codex-app-server.yaml:1143",
         },
       ],

@@ -29,7 +29,7 @@ import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, numberOf, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
 
 export type Notification = U.AcpAgentNotificationMessage;
@@ -532,9 +532,9 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
     toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
-    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    command: (map_toolKind(m.params?.update?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+    files: (map_toolKind(m.params?.update?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+    query: (map_toolKind(m.params?.update?.kind) === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   return true;
@@ -559,10 +559,10 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
     toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
-    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    command: (map_toolKind(m.params?.update?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+    exitCode: (map_toolKind(m.params?.update?.kind) === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+    files: (map_toolKind(m.params?.update?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+    query: (map_toolKind(m.params?.update?.kind) === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
     error: str(m.params?.update?.rawOutput?.error),
   });
@@ -574,10 +574,10 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
     toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
-    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    command: (map_toolKind(m.params?.update?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+    exitCode: (map_toolKind(m.params?.update?.kind) === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+    files: (map_toolKind(m.params?.update?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+    query: (map_toolKind(m.params?.update?.kind) === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
     error: str(m.params?.update?.rawOutput?.error),
   });
@@ -601,10 +601,10 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
     toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
-    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    command: (map_toolKind(m.params?.update?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+    exitCode: (map_toolKind(m.params?.update?.kind) === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+    files: (map_toolKind(m.params?.update?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+    query: (map_toolKind(m.params?.update?.kind) === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
@@ -614,10 +614,10 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
-    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    command: (map_toolKind(m.params?.update?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+    exitCode: (map_toolKind(m.params?.update?.kind) === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+    files: (map_toolKind(m.params?.update?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+    query: (map_toolKind(m.params?.update?.kind) === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   return true;
@@ -649,10 +649,10 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
-    query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    command: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+    exitCode: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+    files: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+    query: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   return true;
@@ -677,10 +677,10 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
-    query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    command: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+    exitCode: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+    files: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+    query: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
     error: str(m.params?.update?.rawOutput?.error),
   });
@@ -705,10 +705,10 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
-    query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    command: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+    exitCode: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+    files: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+    query: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   return true;
@@ -889,8 +889,8 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
     data: m.params?.toolCall,
     toolName: m.params?.toolCall?.kind,
     input: m.params?.toolCall?.rawInput,
-    command: h_content.when(map_toolKind(m.params?.toolCall?.kind), "command_execution", (h_codex.argsCommand(m.params?.toolCall?.rawInput) ?? h_content.unless(str(m.params?.toolCall?.title), m.params?.toolCall?.rawInput, map_executeToolLabel(m.params?.toolCall?.title)))),
-    files: h_content.when(map_toolKind(m.params?.toolCall?.kind), "file_change", (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput) ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind))),
+    command: (map_toolKind(m.params?.toolCall?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.toolCall?.rawInput) ?? (m.params?.toolCall?.rawInput == null && map_executeToolLabel(m.params?.toolCall?.title) == null ? str(m.params?.toolCall?.title) : undefined)) : undefined),
+    files: (map_toolKind(m.params?.toolCall?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput) ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind)) : undefined),
   });
   cx.emit("request.opened", {
     requestType: (map_permissionTypeKnown(m.params?.toolCall?.kind) ?? map_permissionType(cx.state("item", "toolName"))),

@@ -16,7 +16,7 @@
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
 export type MessageMessage = U.SDKMessage;
@@ -1122,9 +1122,9 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
     data: m.message?.content?.[0],
     toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
     input: m.message?.content?.[0]?.input,
-    command: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "command_execution", h_content.inputString(m.message?.content?.[0]?.input, "command")),
-    files: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "file_change", h_claude.editFiles(m.message?.content?.[0]?.input)),
-    query: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "web_search", h_content.inputString(m.message?.content?.[0]?.input, "query", "url")),
+    command: ((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")) === "command_execution" ? stringOf(m.message?.content?.[0]?.input?.command) : undefined),
+    files: ((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")) === "file_change" ? h_claude.editFiles(m.message?.content?.[0]?.input) : undefined),
+    query: ((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")) === "web_search" ? (stringOf(m.message?.content?.[0]?.input?.query) ?? stringOf(m.message?.content?.[0]?.input?.url)) : undefined),
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
@@ -1133,9 +1133,9 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
     data: m.message?.content?.[0],
     toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
     input: m.message?.content?.[0]?.input,
-    command: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "command_execution", h_content.inputString(m.message?.content?.[0]?.input, "command")),
-    files: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "file_change", h_claude.editFiles(m.message?.content?.[0]?.input)),
-    query: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "web_search", h_content.inputString(m.message?.content?.[0]?.input, "query", "url")),
+    command: ((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")) === "command_execution" ? stringOf(m.message?.content?.[0]?.input?.command) : undefined),
+    files: ((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")) === "file_change" ? h_claude.editFiles(m.message?.content?.[0]?.input) : undefined),
+    query: ((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")) === "web_search" ? (stringOf(m.message?.content?.[0]?.input?.query) ?? stringOf(m.message?.content?.[0]?.input?.url)) : undefined),
   });
   return true;
 }
@@ -1478,7 +1478,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
       displayName: m.options?.displayName,
       description: m.options?.description,
     },
-    options: (h_content.when(map_claudeToolRequestType(m.toolName, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    options: ((map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
   });
   return true;
 }
@@ -1493,7 +1493,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   cx.setVarAt(`permission`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", "answered") ?? map_decision("allow")),
+    decision: ((cx.state("request", "requestType") === "tool_user_input" ? "answered" : undefined) ?? map_decision("allow")),
     resolution: m,
   });
   return true;
@@ -1602,7 +1602,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
 /** mappings/claude-sdk.yaml:2303 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
+  cx.ref(ID_request_close, ((m.channel === "permission" ? cx.varAt(`permission`) : undefined) ?? (m.channel === "elicitation" ? cx.varAt(`elicitation`) : undefined) ?? (m.channel === "userDialog" ? cx.varAt(`userDialog`) : undefined)));
   if (m.channel === "permission") cx.setVarAt(`permission`, null);
   if (m.channel === "elicitation") cx.setVarAt(`elicitation`, null);
   if (m.channel === "userDialog") cx.setVarAt(`userDialog`, null);
@@ -1620,7 +1620,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_content.unless(m.toolUseId, cx.varAt(`foregroundCall:${m.toolUseId}`)));
+  cx.ref(ID_item_close_3, (cx.varAt(`foregroundCall:${m.toolUseId}`) == null ? m.toolUseId : undefined));
   cx.ref(ID_parent_use_2, cx.varAt(`toolParent:${m.toolUseId}`));
   if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
@@ -1660,7 +1660,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       displayName: m?.request?.display_name,
       description: m?.request?.description,
     },
-    options: (h_content.when(map_claudeToolRequestType(m?.request?.tool_name, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    options: ((map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
   });
   return true;
 }
@@ -1764,7 +1764,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", h_content.when(m.response?.response?.behavior, "allow", "answered")) ?? map_decision(m.response?.response?.behavior)),
+    decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? "answered" : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
     resolution: m.response?.response,
   });
   return true;

@@ -21,7 +21,7 @@
 import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, firstId, joinKey, json, numberOf, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
 
 export type Notification = U.ServerNotification;
@@ -467,9 +467,9 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
-    exitCode: h_content.num(m.params?.item?.exitCode),
+    exitCode: numberOf(m.params?.item?.exitCode),
     output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
-    durationMs: h_content.num(m.params?.item?.durationMs),
+    durationMs: numberOf(m.params?.item?.durationMs),
     files: h_codex.codexFiles(m.params?.item?.changes),
     toolName: (m.params?.item?.tool ?? m.params?.item?.name),
     server: m.params?.item?.server,
@@ -494,9 +494,9 @@ function r_item_completed_in_progress(m: View<Member<Notification, "method", "it
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
-    exitCode: h_content.num(m.params?.item?.exitCode),
+    exitCode: numberOf(m.params?.item?.exitCode),
     output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
-    durationMs: h_content.num(m.params?.item?.durationMs),
+    durationMs: numberOf(m.params?.item?.durationMs),
     files: h_codex.codexFiles(m.params?.item?.changes),
     toolName: (m.params?.item?.tool ?? m.params?.item?.name),
     server: m.params?.item?.server,
@@ -572,9 +572,9 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
     data: m.params?.item,
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
-    exitCode: h_content.num(m.params?.item?.exitCode),
+    exitCode: numberOf(m.params?.item?.exitCode),
     output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
-    durationMs: h_content.num(m.params?.item?.durationMs),
+    durationMs: numberOf(m.params?.item?.durationMs),
   });
   return true;
 }
@@ -592,9 +592,9 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
-    exitCode: h_content.num(m.params?.item?.exitCode),
+    exitCode: numberOf(m.params?.item?.exitCode),
     output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
-    durationMs: h_content.num(m.params?.item?.durationMs),
+    durationMs: numberOf(m.params?.item?.durationMs),
     files: h_codex.codexFiles(m.params?.item?.changes),
     toolName: (m.params?.item?.tool ?? m.params?.item?.name),
     server: m.params?.item?.server,

@@ -7,7 +7,7 @@ import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, numberOf, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
 export type EventMessage = U.EventMsg;
@@ -1086,7 +1086,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
     data: m,
     command: h_codex.commandLine(m.command),
     cwd: h_acp.localPath(m.cwd),
-    exitCode: h_content.num(m.exit_code),
+    exitCode: numberOf(m.exit_code),
     output: (str(m.aggregated_output) ?? str(m.stdout)),
     durationMs: h_codex.durationMs(m.duration),
   });

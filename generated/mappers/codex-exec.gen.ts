@@ -5,7 +5,7 @@
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, numberOf, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-exec.gen.js";
 
 export type EventMessage = U.ThreadEvent;
@@ -162,7 +162,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, c
     text: m.item?.text,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
-    exitCode: h_content.num(m.item?.exit_code),
+    exitCode: numberOf(m.item?.exit_code),
     files: h_codex.codexFiles(m.item?.changes),
     toolName: m.item?.tool,
     server: m.item?.server,
@@ -200,7 +200,7 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
     text: m.item?.text,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
-    exitCode: h_content.num(m.item?.exit_code),
+    exitCode: numberOf(m.item?.exit_code),
     files: h_codex.codexFiles(m.item?.changes),
     toolName: m.item?.tool,
     server: m.item?.server,
@@ -216,7 +216,7 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
     text: m.item?.text,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
-    exitCode: h_content.num(m.item?.exit_code),
+    exitCode: numberOf(m.item?.exit_code),
     files: h_codex.codexFiles(m.item?.changes),
     toolName: m.item?.tool,
     server: m.item?.server,
@@ -293,7 +293,7 @@ function r_item_completed_command_execution(m: View<Member<EventMessage, "type",
     data: m.item,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
-    exitCode: h_content.num(m.item?.exit_code),
+    exitCode: numberOf(m.item?.exit_code),
   });
   return true;
 }
@@ -373,7 +373,7 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">
     text: m.item?.text,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
-    exitCode: h_content.num(m.item?.exit_code),
+    exitCode: numberOf(m.item?.exit_code),
     files: h_codex.codexFiles(m.item?.changes),
     toolName: m.item?.tool,
     server: m.item?.server,

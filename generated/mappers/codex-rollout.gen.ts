@@ -184,9 +184,9 @@ function r_response_item_function_call(m: View<Member<LineMessage, "type", "resp
     data: m.payload,
     toolName: m.payload?.name,
     input: (json(m.payload?.arguments) ?? m.payload?.input),
-    command: h_content.when(map_toolItemType(m.payload?.name), "command_execution", h_codex.argsCommand(m.payload?.arguments)),
-    cwd: h_content.when(map_toolItemType(m.payload?.name), "command_execution", h_codex.argsCwd(m.payload?.arguments)),
-    files: h_content.when(map_toolItemType(m.payload?.name), "file_change", h_codex.codexPatchFiles(m.payload?.input)),
+    command: (map_toolItemType(m.payload?.name) === "command_execution" ? h_codex.argsCommand(m.payload?.arguments) : undefined),
+    cwd: (map_toolItemType(m.payload?.name) === "command_execution" ? h_codex.argsCwd(m.payload?.arguments) : undefined),
+    files: (map_toolItemType(m.payload?.name) === "file_change" ? h_codex.codexPatchFiles(m.payload?.input) : undefined),
   });
   return true;
 }
@@ -238,8 +238,8 @@ function r_response_item_call_output(m: View<Member<LineMessage, "type", "respon
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     data: m.payload,
     output: (h_codex.codexCallOutput(m.payload?.output, "output") ?? h_content.outputText(m.payload?.output)),
-    exitCode: h_content.when((cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.codexCallOutput(m.payload?.output, "exitCode")),
-    durationMs: h_content.when((cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.codexCallOutput(m.payload?.output, "durationMs")),
+    exitCode: ((cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? h_codex.codexCallOutput(m.payload?.output, "exitCode") : undefined),
+    durationMs: ((cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? h_codex.codexCallOutput(m.payload?.output, "durationMs") : undefined),
   });
   return true;
 }

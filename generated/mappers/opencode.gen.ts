@@ -6,7 +6,7 @@ import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable,
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, numberOf, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
 export type EventMessage = U.OpencodeEvent;
@@ -562,10 +562,10 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
     toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
     input: m.properties?.part?.state?.input,
     output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
+    command: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+    exitCode: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+    files: (map_toolItemType(m.properties?.part?.tool) === "file_change" ? h_claude.editFiles(m.properties?.part?.state?.input) : undefined),
+    query: (map_toolItemType(m.properties?.part?.tool) === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
     data: m.properties?.part,
   });
   cx.snapshot("command_output", m.properties?.part?.state?.metadata?.output, undefined);
@@ -577,10 +577,10 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
     toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
     input: m.properties?.part?.state?.input,
     output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
+    command: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+    exitCode: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+    files: (map_toolItemType(m.properties?.part?.tool) === "file_change" ? h_claude.editFiles(m.properties?.part?.state?.input) : undefined),
+    query: (map_toolItemType(m.properties?.part?.tool) === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
     data: m.properties?.part,
   });
   return true;
@@ -601,10 +601,10 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
     toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
     input: m.properties?.part?.state?.input,
     output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
+    command: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+    exitCode: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+    files: (map_toolItemType(m.properties?.part?.tool) === "file_change" ? h_claude.editFiles(m.properties?.part?.state?.input) : undefined),
+    query: (map_toolItemType(m.properties?.part?.tool) === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
     data: m.properties?.part,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
@@ -615,10 +615,10 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
     toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
     input: m.properties?.part?.state?.input,
     output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
+    command: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+    exitCode: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+    files: (map_toolItemType(m.properties?.part?.tool) === "file_change" ? h_claude.editFiles(m.properties?.part?.state?.input) : undefined),
+    query: (map_toolItemType(m.properties?.part?.tool) === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
     error: str(m.properties?.part?.state?.error),
     data: m.properties?.part,
   });
@@ -640,10 +640,10 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
     toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
     input: m.properties?.part?.state?.input,
     output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
+    command: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+    exitCode: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+    files: (map_toolItemType(m.properties?.part?.tool) === "file_change" ? h_claude.editFiles(m.properties?.part?.state?.input) : undefined),
+    query: (map_toolItemType(m.properties?.part?.tool) === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
     data: m.properties?.part,
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
@@ -653,10 +653,10 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
     toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
     input: m.properties?.part?.state?.input,
     output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
+    command: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+    exitCode: (map_toolItemType(m.properties?.part?.tool) === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+    files: (map_toolItemType(m.properties?.part?.tool) === "file_change" ? h_claude.editFiles(m.properties?.part?.state?.input) : undefined),
+    query: (map_toolItemType(m.properties?.part?.tool) === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
     data: m.properties?.part,
   });
   cx.snapshot("command_output", m.properties?.part?.state?.metadata?.output, undefined);

@@ -5,7 +5,8 @@
  * nothing to say.
  */
 import { clip, shellQuote, wholeFileDiff, type FileChange } from "./lib/shared.js";
-import { num, outputText } from "./content.js";
+import { outputText } from "./content.js";
+import { num } from "./lib/shared.js";
 import { localPath } from "./acp.js";
 import { json as parseJson, str } from "../../src/normalize/row-util.js";
 

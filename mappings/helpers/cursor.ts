@@ -5,7 +5,7 @@
  * nothing to say.
  */
 import { clip, type FileChange } from "./lib/shared.js";
-import { num } from "./content.js";
+import { num } from "./lib/shared.js";
 import { editFiles } from "./claude.js";
 import { json } from "../../src/normalize/row-util.js";
 
