@@ -210,7 +210,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1289
+    // mappings/acp.yaml:1305
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -220,18 +220,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1320",
+          at: "mappings/acp.yaml:1338",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1323",
+          at: "mappings/acp.yaml:1341",
         },
       ],
-      at: "mappings/acp.yaml:1320",
+      at: "mappings/acp.yaml:1338",
     },
-    // mappings/acp.yaml:1408
+    // mappings/acp.yaml:1426
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -241,24 +241,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1423",
+          at: "mappings/acp.yaml:1441",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1426",
+          at: "mappings/acp.yaml:1444",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1428",
+          at: "mappings/acp.yaml:1446",
         },
       ],
-      at: "mappings/acp.yaml:1423",
+      at: "mappings/acp.yaml:1441",
     },
-    // mappings/acp.yaml:1497
+    // mappings/acp.yaml:1515
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -268,18 +268,18 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: a.reply?.answers }) }),
-          at: "mappings/acp.yaml:1515",
+          at: "mappings/acp.yaml:1533",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1518",
+          at: "mappings/acp.yaml:1536",
         },
       ],
-      at: "mappings/acp.yaml:1515",
+      at: "mappings/acp.yaml:1533",
     },
-    // mappings/acp.yaml:1558
+    // mappings/acp.yaml:1576
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1578",
+          at: "mappings/acp.yaml:1596",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1580",
+          at: "mappings/acp.yaml:1598",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1582",
+          at: "mappings/acp.yaml:1600",
         },
       ],
-      at: "mappings/acp.yaml:1578",
+      at: "mappings/acp.yaml:1596",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
@@ -313,50 +313,50 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/claude-sdk.yaml:659",
     },
-    // mappings/claude-sdk.yaml:2083
+    // mappings/claude-sdk.yaml:2087
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2100",
+      at: "mappings/claude-sdk.yaml:2104",
     },
-    // mappings/claude-sdk.yaml:2197
+    // mappings/claude-sdk.yaml:2201
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2216",
+      at: "mappings/claude-sdk.yaml:2220",
     },
-    // mappings/claude-sdk.yaml:2253
+    // mappings/claude-sdk.yaml:2257
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2271",
+      at: "mappings/claude-sdk.yaml:2275",
     },
-    // mappings/claude-sdk.yaml:2390
+    // mappings/claude-sdk.yaml:2394
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2407",
+      at: "mappings/claude-sdk.yaml:2411",
     },
-    // mappings/claude-sdk.yaml:2414
+    // mappings/claude-sdk.yaml:2418
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2435",
+      at: "mappings/claude-sdk.yaml:2439",
     },
-    // mappings/claude-sdk.yaml:2442
+    // mappings/claude-sdk.yaml:2446
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2463",
+      at: "mappings/claude-sdk.yaml:2467",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {
@@ -527,7 +527,7 @@ export const ANSWERS: AnswerTables = {
       cases: [...SET_codex_app_server_approval],
       at: "mappings/codex-app-server.yaml:1228",
     },
-    // mappings/codex-eventmsg.yaml:1679
+    // mappings/codex-eventmsg.yaml:1685
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["exec_command_approval"],
@@ -536,12 +536,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1694",
+          at: "mappings/codex-eventmsg.yaml:1700",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1694",
+      at: "mappings/codex-eventmsg.yaml:1700",
     },
-    // mappings/codex-eventmsg.yaml:1701
+    // mappings/codex-eventmsg.yaml:1707
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["exec_command_approval"],
@@ -550,12 +550,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1714",
+          at: "mappings/codex-eventmsg.yaml:1720",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1714",
+      at: "mappings/codex-eventmsg.yaml:1720",
     },
-    // mappings/codex-eventmsg.yaml:1722
+    // mappings/codex-eventmsg.yaml:1728
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["apply_patch_approval"],
@@ -564,20 +564,20 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1735",
+          at: "mappings/codex-eventmsg.yaml:1741",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1735",
+      at: "mappings/codex-eventmsg.yaml:1741",
     },
-    // mappings/codex-eventmsg.yaml:1743
+    // mappings/codex-eventmsg.yaml:1749
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1753",
+      at: "mappings/codex-eventmsg.yaml:1759",
     },
-    // mappings/codex-eventmsg.yaml:1759
+    // mappings/codex-eventmsg.yaml:1765
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
@@ -587,55 +587,55 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/codex-eventmsg.yaml:1772",
+          at: "mappings/codex-eventmsg.yaml:1778",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1775",
+          at: "mappings/codex-eventmsg.yaml:1781",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1772",
+      at: "mappings/codex-eventmsg.yaml:1778",
     },
-    // mappings/codex-eventmsg.yaml:1784
+    // mappings/codex-eventmsg.yaml:1790
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1794",
+      at: "mappings/codex-eventmsg.yaml:1800",
     },
-    // mappings/codex-eventmsg.yaml:2072
+    // mappings/codex-eventmsg.yaml:2078
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2091",
+      at: "mappings/codex-eventmsg.yaml:2097",
     },
-    // mappings/opencode.yaml:949
+    // mappings/opencode.yaml:961
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:964",
+      at: "mappings/opencode.yaml:976",
     },
-    // mappings/opencode.yaml:973
+    // mappings/opencode.yaml:985
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:988",
+      at: "mappings/opencode.yaml:1000",
     },
-    // mappings/opencode.yaml:994
+    // mappings/opencode.yaml:1006
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1008",
+      at: "mappings/opencode.yaml:1020",
     },
-    // mappings/opencode.yaml:1056
+    // mappings/opencode.yaml:1068
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -645,16 +645,16 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/opencode.yaml:1075",
+          at: "mappings/opencode.yaml:1087",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1078",
+          at: "mappings/opencode.yaml:1090",
         },
       ],
-      at: "mappings/opencode.yaml:1075",
+      at: "mappings/opencode.yaml:1087",
     },
   },
 };

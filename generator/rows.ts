@@ -152,7 +152,8 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
     if (!block || typeof block !== "object" || Array.isArray(block)) { ds.push(src.diag(path, "E247", `let takes named values: { NAME: EXPR, … }`)); return { lets, inner }; }
     for (const [name, val] of Object.entries(block)) {
       const p = [...path, name];
-      const shadows = RESERVED.has(name) || inner.has(name) || schemas.some((sc) => sc.root(name) !== undefined);
+      // (a key an open message merely allows, undeclared, is not taken: the name is read first)
+      const shadows = RESERVED.has(name) || inner.has(name) || schemas.some((sc) => sc.root(name)?.refs.some((x) => x !== ANY));
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) ds.push(src.diag(p, "E247", `"${name}" is not a name for a value: letters, digits and _ (not first a digit)`, true));
       else if (shadows) ds.push(src.diag(p, "E247", `"${name}" is already a name here (a field of the message, an each variable, another let, or one of ${[...RESERVED].join(", ")}): choose another`, true));
       lets.push({ name, value: parseExpr(val, p, inner) });

@@ -524,23 +524,26 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
   if (m.params?.update?.status === "completed" && m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
     unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
   });
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.params?.update?.kind),
-    status: "inProgress",
-    title: m.params?.update?.title,
-    data: m.params?.update,
-    toolName: (m.params?.update?.kind ?? "other"),
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: (map_toolKind(m.params?.update?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
-    files: (map_toolKind(m.params?.update?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
-    query: (map_toolKind(m.params?.update?.kind) === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-  });
+  if (cx.isNew("item")) {
+    const s_kind = map_toolKind(m.params?.update?.kind);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: m.params?.update?.title,
+      data: m.params?.update,
+      toolName: (m.params?.update?.kind ?? "other"),
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:704 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:706 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -551,40 +554,46 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
     unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
   });
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.params?.update?.kind),
-    status: "inProgress",
-    title: m.params?.update?.title,
-    data: m.params?.update,
-    toolName: (m.params?.update?.kind ?? "other"),
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: (map_toolKind(m.params?.update?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
-    exitCode: (map_toolKind(m.params?.update?.kind) === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-    files: (map_toolKind(m.params?.update?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
-    query: (map_toolKind(m.params?.update?.kind) === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-    error: str(m.params?.update?.rawOutput?.error),
-  });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: map_toolKind(m.params?.update?.kind),
-    status: map_toolStatus(m.params?.update?.status),
-    title: m.params?.update?.title,
-    data: m.params?.update,
-    toolName: (m.params?.update?.kind ?? "other"),
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: (map_toolKind(m.params?.update?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
-    exitCode: (map_toolKind(m.params?.update?.kind) === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-    files: (map_toolKind(m.params?.update?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
-    query: (map_toolKind(m.params?.update?.kind) === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-    error: str(m.params?.update?.rawOutput?.error),
-  });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) {
+    const s_kind = map_toolKind(m.params?.update?.kind);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: m.params?.update?.title,
+      data: m.params?.update,
+      toolName: (m.params?.update?.kind ?? "other"),
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      error: str(m.params?.update?.rawOutput?.error),
+    });
+  }
+  if (!cx.isStale("item")) {
+    const s_kind = map_toolKind(m.params?.update?.kind);
+    cx.emit("item.completed", {
+      itemType: s_kind,
+      status: map_toolStatus(m.params?.update?.status),
+      title: m.params?.update?.title,
+      data: m.params?.update,
+      toolName: (m.params?.update?.kind ?? "other"),
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      error: str(m.params?.update?.rawOutput?.error),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:776 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:782 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -593,37 +602,43 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
   cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.varAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
   cx.setVarAt(`permission-opened:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.params?.update?.kind),
-    status: "inProgress",
-    title: m.params?.update?.title,
-    data: m.params?.update,
-    toolName: (m.params?.update?.kind ?? "other"),
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: (map_toolKind(m.params?.update?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
-    exitCode: (map_toolKind(m.params?.update?.kind) === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-    files: (map_toolKind(m.params?.update?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
-    query: (map_toolKind(m.params?.update?.kind) === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-  });
-  if (cx.wasOpen("item")) cx.emit("item.updated", {
-    itemType: map_toolKind(m.params?.update?.kind),
-    status: "inProgress",
-    title: m.params?.update?.title,
-    data: m.params?.update,
-    toolName: m.params?.update?.kind,
-    input: m.params?.update?.rawInput,
-    command: (map_toolKind(m.params?.update?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
-    exitCode: (map_toolKind(m.params?.update?.kind) === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-    files: (map_toolKind(m.params?.update?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
-    query: (map_toolKind(m.params?.update?.kind) === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-  });
+  if (cx.isNew("item")) {
+    const s_kind = map_toolKind(m.params?.update?.kind);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: m.params?.update?.title,
+      data: m.params?.update,
+      toolName: (m.params?.update?.kind ?? "other"),
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    });
+  }
+  if (cx.wasOpen("item")) {
+    const s_kind = map_toolKind(m.params?.update?.kind);
+    cx.emit("item.updated", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: m.params?.update?.title,
+      data: m.params?.update,
+      toolName: m.params?.update?.kind,
+      input: m.params?.update?.rawInput,
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:837 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:847 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
@@ -641,24 +656,27 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
-    status: "completed",
-    title: str(m.params?.update?.title),
-    data: m.params?.update,
-    toolName: m.params?.update?.kind,
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
-    exitCode: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-    files: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
-    query: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-  });
+  if (!cx.isStale("item")) {
+    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call");
+    cx.emit("item.completed", {
+      itemType: s_kind,
+      status: "completed",
+      title: str(m.params?.update?.title),
+      data: m.params?.update,
+      toolName: m.params?.update?.kind,
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:952 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:964 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -669,25 +687,28 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
-    status: "failed",
-    title: str(m.params?.update?.title),
-    data: m.params?.update,
-    toolName: m.params?.update?.kind,
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
-    exitCode: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-    files: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
-    query: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-    error: str(m.params?.update?.rawOutput?.error),
-  });
+  if (!cx.isStale("item")) {
+    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call");
+    cx.emit("item.completed", {
+      itemType: s_kind,
+      status: "failed",
+      title: str(m.params?.update?.title),
+      data: m.params?.update,
+      toolName: m.params?.update?.kind,
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      error: str(m.params?.update?.rawOutput?.error),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:989 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:1003 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -697,24 +718,27 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
   });
-  if (!cx.isStale("item")) cx.emit("item.updated", {
-    itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
-    status: "inProgress",
-    title: str(m.params?.update?.title),
-    data: m.params?.update,
-    toolName: m.params?.update?.kind,
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
-    exitCode: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-    files: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
-    query: ((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call") === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-  });
+  if (!cx.isStale("item")) {
+    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call");
+    cx.emit("item.updated", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: str(m.params?.update?.title),
+      data: m.params?.update,
+      toolName: m.params?.update?.kind,
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:1025 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:1041 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -725,7 +749,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:1041 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1057 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -737,7 +761,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1064 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1080 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -751,7 +775,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1093 — notification session/update → session.configured */
+/** mappings/acp.yaml:1109 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -761,7 +785,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1108 — notification session/update → session.configured */
+/** mappings/acp.yaml:1124 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -772,7 +796,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1124 — notification session/update → session.configured */
+/** mappings/acp.yaml:1140 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -782,7 +806,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1139 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1155 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -793,7 +817,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1155 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1171 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -802,7 +826,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1174 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1190 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -811,7 +835,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1193 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1209 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -826,7 +850,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1219 — notification session/update → item.completed */
+/** mappings/acp.yaml:1235 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -841,7 +865,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1240 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1256 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -860,7 +884,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1265 — notification session/update → content.delta */
+/** mappings/acp.yaml:1281 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -873,7 +897,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1289 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1305 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -882,16 +906,19 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   cx.setVarAt(`permission-options:${m.id}`, m.params?.options);
   if (cx.isNew("item")) cx.setVarAt(`permission-opened:${m.params?.sessionId}:${m.params?.toolCall?.toolCallId}`, true);
   if (cx.isNew("item")) cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.params?.toolCall?.kind),
-    status: "inProgress",
-    title: str(m.params?.toolCall?.title),
-    data: m.params?.toolCall,
-    toolName: m.params?.toolCall?.kind,
-    input: m.params?.toolCall?.rawInput,
-    command: (map_toolKind(m.params?.toolCall?.kind) === "command_execution" ? (h_codex.argsCommand(m.params?.toolCall?.rawInput) ?? (m.params?.toolCall?.rawInput == null && map_executeToolLabel(m.params?.toolCall?.title) == null ? str(m.params?.toolCall?.title) : undefined)) : undefined),
-    files: (map_toolKind(m.params?.toolCall?.kind) === "file_change" ? (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput) ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind)) : undefined),
-  });
+  if (cx.isNew("item")) {
+    const s_kind = map_toolKind(m.params?.toolCall?.kind);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: str(m.params?.toolCall?.title),
+      data: m.params?.toolCall,
+      toolName: m.params?.toolCall?.kind,
+      input: m.params?.toolCall?.rawInput,
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.toolCall?.rawInput) ?? (m.params?.toolCall?.rawInput == null && map_executeToolLabel(m.params?.toolCall?.title) == null ? str(m.params?.toolCall?.title) : undefined)) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput) ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind)) : undefined),
+    });
+  }
   cx.emit("request.opened", {
     requestType: (map_permissionTypeKnown(m.params?.toolCall?.kind) ?? map_permissionType(cx.state("item", "toolName"))),
     detail: str(m.params?.toolCall?.title),
@@ -901,7 +928,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1340 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1358 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
@@ -923,7 +950,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1379 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1397 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -937,7 +964,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1408 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1426 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -945,7 +972,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1436 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1454 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -958,7 +985,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1461 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1479 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -971,7 +998,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1497 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1515 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -986,7 +1013,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1527 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1545 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1001,7 +1028,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1558 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1576 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1020,7 +1047,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1590 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1608 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1034,7 +1061,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1612 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1630 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1045,7 +1072,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1634 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1652 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1066,7 +1093,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1666 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1684 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1084,7 +1111,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1695 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1713 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1105,7 +1132,7 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1722 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1740 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1114,7 +1141,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1737 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1755 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1123,7 +1150,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1750 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1768 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1133,7 +1160,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1766 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1784 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1142,7 +1169,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1779 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1797 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1152,7 +1179,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1795 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1813 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1161,7 +1188,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1810 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:1828 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1173,7 +1200,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:1838 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:1856 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1197,13 +1224,13 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:1879 — clientRequest session/load */
+/** mappings/acp.yaml:1897 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:1893 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1911 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1211,7 +1238,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1910 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1928 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1225,7 +1252,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1929 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1947 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1233,13 +1260,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1951 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1969 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1964 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1982 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1260,7 +1287,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2003 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2021 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1286,7 +1313,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2057 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2075 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1299,7 +1326,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2092 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2110 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1307,7 +1334,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2110 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2128 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1318,7 +1345,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2128 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2146 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1329,7 +1356,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2146 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2164 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1339,7 +1366,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2163 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2181 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1351,7 +1378,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2191 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2209 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1361,14 +1388,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2244 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2262 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2260 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2278 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1410,158 +1437,158 @@ export const table: SurfaceTable = {
         { rule: "acp#user-message-chunk-replayed-starts-turn", line: 567, run: r_user_message_chunk_replayed_starts_turn },
         { rule: "acp#user-message-chunk", line: 610, run: r_user_message_chunk },
         { rule: "acp#tool-call-replayed-finished", line: 646, run: r_tool_call_replayed_finished },
-        { rule: "acp#tool-call-finished", line: 704, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 776, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 837, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 952, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 989, run: r_tool_call_update },
-        { rule: "acp#plan", line: 1025, run: r_plan },
-        { rule: "acp#usage-update", line: 1041, run: r_usage_update },
-        { rule: "acp#available-commands-update-ends-replay", line: 1064, run: r_available_commands_update_ends_replay },
-        { rule: "acp#available-commands-update", line: 1093, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 1108, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 1124, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 1139, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 1155, run: r_notice_error },
-        { rule: "acp#notice", line: 1174, run: r_notice },
-        { rule: "acp#compaction-completed", line: 1193, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 1219, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 1240, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 1265, run: r_compaction_summary_chunk },
+        { rule: "acp#tool-call-finished", line: 706, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 782, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 847, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 964, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 1003, run: r_tool_call_update },
+        { rule: "acp#plan", line: 1041, run: r_plan },
+        { rule: "acp#usage-update", line: 1057, run: r_usage_update },
+        { rule: "acp#available-commands-update-ends-replay", line: 1080, run: r_available_commands_update_ends_replay },
+        { rule: "acp#available-commands-update", line: 1109, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 1124, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 1140, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 1155, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 1171, run: r_notice_error },
+        { rule: "acp#notice", line: 1190, run: r_notice },
+        { rule: "acp#compaction-completed", line: 1209, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 1235, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 1256, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 1281, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1612, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1630, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1634, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1666, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1652, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1684, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1695, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1713, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1722, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1740, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1722, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1740, run: r_extension_notification },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 1289, run: r_request_permission },
+        { rule: "acp#request-permission", line: 1305, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 1408, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 1426, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 1497, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 1515, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1558, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1576, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1737, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1755, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1737, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1755, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-refused", line: 1340, run: r_request_permission_refused },
-        { rule: "acp#request-permission-response", line: 1379, run: r_request_permission_response },
+        { rule: "acp#request-permission-refused", line: 1358, run: r_request_permission_refused },
+        { rule: "acp#request-permission-response", line: 1397, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 1436, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 1454, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 1461, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 1479, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1527, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1545, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1590, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1608, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1750, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1768, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1750, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1768, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1766, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1784, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1766, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1784, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 1810, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 1838, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 1828, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 1856, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1879, run: r_load },
+        { rule: "acp#load", line: 1897, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1779, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1797, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1779, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1797, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1910, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1928, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1929, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1951, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1947, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1969, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1964, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1982, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 2003, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 2057, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 2021, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 2075, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 2003, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 2021, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 2092, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2110, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 2092, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2110, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2110, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2128, run: r_set_mode_response },
       ],
       "session/set_model": [
-        { rule: "acp#set-model-response", line: 2128, run: r_set_model_response },
+        { rule: "acp#set-model-response", line: 2146, run: r_set_model_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2146, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2164, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2163, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2191, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2181, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2209, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2244, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2260, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2262, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2278, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1795, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1813, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1795, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1813, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1893, run: r_cancel },
+        { rule: "acp#cancel", line: 1911, run: r_cancel },
       ],
     },
   },
@@ -1597,13 +1624,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2278)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2281)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2284)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2287)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2290)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2293)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2296)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2299)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2296)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2299)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2302)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2305)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2308)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2311)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2314)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2317)",
   },
 };

@@ -829,22 +829,25 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.item?.id);
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_turnItemType(m.item?.type),
-    status: "inProgress",
-    title: h_codex.itemTitle(m.item),
-    data: m.item,
-    command: h_codex.codexToolItemField(m.item, "command"),
-    cwd: h_codex.codexToolItemField(m.item, "cwd"),
-    files: h_codex.codexToolItemField(m.item, "files"),
-    text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
-    query: m.item?.query,
-    path: str(m.item?.saved_path),
-  });
+  if (cx.isNew("item")) {
+    const s_tool = h_codex.codexToolItem(m.item);
+    cx.emit("item.started", {
+      itemType: map_turnItemType(m.item?.type),
+      status: "inProgress",
+      title: h_codex.itemTitle(m.item),
+      data: m.item,
+      command: s_tool?.command,
+      cwd: s_tool?.cwd,
+      files: s_tool?.files,
+      text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
+      query: m.item?.query,
+      path: str(m.item?.saved_path),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1283 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1285 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -867,7 +870,7 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1314 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1316 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -908,7 +911,7 @@ function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1391 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1393 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -925,7 +928,7 @@ function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1424 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1426 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -936,25 +939,28 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
     status: "inProgress",
     title: h_codex.itemTitle(m.item),
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: map_turnItemType(m.item?.type),
-    status: map_itemStatus(m.item?.status),
-    title: h_codex.itemTitle(m.item),
-    data: m.item,
-    text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
-    command: h_codex.codexToolItemField(m.item, "command"),
-    cwd: h_codex.codexToolItemField(m.item, "cwd"),
-    exitCode: h_codex.codexToolItemField(m.item, "exitCode"),
-    output: h_codex.codexToolItemField(m.item, "output"),
-    durationMs: h_codex.codexToolItemField(m.item, "durationMs"),
-    files: h_codex.codexToolItemField(m.item, "files"),
-    query: m.item?.query,
-    path: str(m.item?.saved_path),
-  });
+  if (!cx.isStale("item")) {
+    const s_tool = h_codex.codexToolItem(m.item);
+    cx.emit("item.completed", {
+      itemType: map_turnItemType(m.item?.type),
+      status: map_itemStatus(m.item?.status),
+      title: h_codex.itemTitle(m.item),
+      data: m.item,
+      text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
+      command: s_tool?.command,
+      cwd: s_tool?.cwd,
+      exitCode: s_tool?.exitCode,
+      output: s_tool?.output,
+      durationMs: s_tool?.durationMs,
+      files: s_tool?.files,
+      query: m.item?.query,
+      path: str(m.item?.saved_path),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1463 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1467 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -970,7 +976,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1487 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1491 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -987,7 +993,7 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1512 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1516 — event item_completed → item.completed */
 function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -1003,30 +1009,33 @@ function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1536 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1540 — event item_completed → item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.item?.id);
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: map_turnItemType(m.item?.type),
-    status: map_itemStatus(m.item?.status),
-    title: h_codex.itemTitle(m.item),
-    data: m.item,
-    command: h_codex.codexToolItemField(m.item, "command"),
-    cwd: h_codex.codexToolItemField(m.item, "cwd"),
-    exitCode: h_codex.codexToolItemField(m.item, "exitCode"),
-    output: h_codex.codexToolItemField(m.item, "output"),
-    durationMs: h_codex.codexToolItemField(m.item, "durationMs"),
-    files: h_codex.codexToolItemField(m.item, "files"),
-    text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
-    query: m.item?.query,
-    path: str(m.item?.saved_path),
-  });
+  if (!cx.isStale("item")) {
+    const s_tool = h_codex.codexToolItem(m.item);
+    cx.emit("item.completed", {
+      itemType: map_turnItemType(m.item?.type),
+      status: map_itemStatus(m.item?.status),
+      title: h_codex.itemTitle(m.item),
+      data: m.item,
+      command: s_tool?.command,
+      cwd: s_tool?.cwd,
+      exitCode: s_tool?.exitCode,
+      output: s_tool?.output,
+      durationMs: s_tool?.durationMs,
+      files: s_tool?.files,
+      text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
+      query: m.item?.query,
+      path: str(m.item?.saved_path),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1571 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1577 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1048,7 +1057,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1602 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1608 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1057,7 +1066,7 @@ function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1619 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1625 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1066,7 +1075,7 @@ function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1635 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1641 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1093,7 +1102,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1679 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1685 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1109,7 +1118,7 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1701 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1707 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1124,7 +1133,7 @@ function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_appr
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1722 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1728 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1139,7 +1148,7 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1743 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1749 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1148,7 +1157,7 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1759 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1765 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1158,7 +1167,7 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1784 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1790 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1167,7 +1176,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1800 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1806 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1180,7 +1189,7 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1821 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1827 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1206,7 +1215,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1859 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1865 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1219,7 +1228,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1874 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1880 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1242,7 +1251,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1935 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1941 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1259,7 +1268,7 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1954 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1960 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1279,7 +1288,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1980 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1986 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1288,7 +1297,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1994 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2000 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1303,7 +1312,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2012 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2018 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1316,7 +1325,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2027 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2033 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1332,7 +1341,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2047 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2053 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1353,7 +1362,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2072 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2078 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1371,7 +1380,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2098 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2104 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1395,7 +1404,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2127 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2133 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1403,7 +1412,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2140 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2146 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1415,19 +1424,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2153 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2159 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2165 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2171 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2178 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2184 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1446,7 +1455,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2200 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2206 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1456,14 +1465,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2221 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2227 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2234 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2240 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1471,7 +1480,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2249 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2255 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1479,21 +1488,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2265 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2271 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2278 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2284 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2293 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2299 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1513,7 +1522,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2310 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2316 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1527,7 +1536,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2327 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2333 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1542,7 +1551,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2349 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2355 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1557,7 +1566,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2367 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2373 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1572,7 +1581,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2387 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2393 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1586,7 +1595,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2404 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2410 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1600,7 +1609,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2422 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2428 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1615,7 +1624,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2440 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2446 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1630,7 +1639,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2459 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2465 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1645,7 +1654,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2477 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2483 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1660,7 +1669,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2498 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2504 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1675,7 +1684,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2516 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2522 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1690,7 +1699,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2535 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2541 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1859,148 +1868,148 @@ export const table: SurfaceTable = {
         { rule: "codex-eventmsg#item-started", line: 1252, run: r_item_started },
       ],
       "item_completed": [
-        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1283, run: r_item_completed_agent_message_restored },
-        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1314, run: r_item_completed_reasoning_restored },
-        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1391, run: r_item_completed_plan_restored },
-        { rule: "codex-eventmsg#item-completed-restored", line: 1424, run: r_item_completed_restored },
-        { rule: "codex-eventmsg#item-completed-agent-message", line: 1463, run: r_item_completed_agent_message },
-        { rule: "codex-eventmsg#item-completed-reasoning", line: 1487, run: r_item_completed_reasoning },
-        { rule: "codex-eventmsg#item-completed-plan", line: 1512, run: r_item_completed_plan },
-        { rule: "codex-eventmsg#item-completed", line: 1536, run: r_item_completed },
+        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1285, run: r_item_completed_agent_message_restored },
+        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1316, run: r_item_completed_reasoning_restored },
+        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1393, run: r_item_completed_plan_restored },
+        { rule: "codex-eventmsg#item-completed-restored", line: 1426, run: r_item_completed_restored },
+        { rule: "codex-eventmsg#item-completed-agent-message", line: 1467, run: r_item_completed_agent_message },
+        { rule: "codex-eventmsg#item-completed-reasoning", line: 1491, run: r_item_completed_reasoning },
+        { rule: "codex-eventmsg#item-completed-plan", line: 1516, run: r_item_completed_plan },
+        { rule: "codex-eventmsg#item-completed", line: 1540, run: r_item_completed },
       ],
       "exec_command_begin": [
-        { rule: "codex-eventmsg#exec-command-begin", line: 1571, run: r_exec_command_begin },
+        { rule: "codex-eventmsg#exec-command-begin", line: 1577, run: r_exec_command_begin },
       ],
       "exec_command_output_delta": [
-        { rule: "codex-eventmsg#exec-command-output-delta", line: 1602, run: r_exec_command_output_delta },
+        { rule: "codex-eventmsg#exec-command-output-delta", line: 1608, run: r_exec_command_output_delta },
       ],
       "terminal_interaction": [
-        { rule: "codex-eventmsg#terminal-interaction", line: 1619, run: r_terminal_interaction },
+        { rule: "codex-eventmsg#terminal-interaction", line: 1625, run: r_terminal_interaction },
       ],
       "exec_command_end": [
-        { rule: "codex-eventmsg#exec-command-end", line: 1635, run: r_exec_command_end },
+        { rule: "codex-eventmsg#exec-command-end", line: 1641, run: r_exec_command_end },
       ],
       "exec_approval_request": [
-        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1679, run: r_exec_approval_request_subcommand },
-        { rule: "codex-eventmsg#exec-approval-request", line: 1701, run: r_exec_approval_request },
+        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1685, run: r_exec_approval_request_subcommand },
+        { rule: "codex-eventmsg#exec-approval-request", line: 1707, run: r_exec_approval_request },
       ],
       "apply_patch_approval_request": [
-        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1722, run: r_apply_patch_approval_request },
+        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1728, run: r_apply_patch_approval_request },
       ],
       "request_permissions": [
-        { rule: "codex-eventmsg#request-permissions", line: 1743, run: r_request_permissions },
+        { rule: "codex-eventmsg#request-permissions", line: 1749, run: r_request_permissions },
       ],
       "request_user_input": [
-        { rule: "codex-eventmsg#request-user-input", line: 1759, run: r_request_user_input },
+        { rule: "codex-eventmsg#request-user-input", line: 1765, run: r_request_user_input },
       ],
       "elicitation_request": [
-        { rule: "codex-eventmsg#elicitation-request", line: 1784, run: r_elicitation_request },
+        { rule: "codex-eventmsg#elicitation-request", line: 1790, run: r_elicitation_request },
       ],
       "elicitation_abandoned": [
-        { rule: "codex-eventmsg#elicitation-abandoned", line: 1800, run: r_elicitation_abandoned },
+        { rule: "codex-eventmsg#elicitation-abandoned", line: 1806, run: r_elicitation_abandoned },
       ],
       "patch_apply_begin": [
-        { rule: "codex-eventmsg#patch-apply-begin", line: 1821, run: r_patch_apply_begin },
+        { rule: "codex-eventmsg#patch-apply-begin", line: 1827, run: r_patch_apply_begin },
       ],
       "patch_apply_updated": [
-        { rule: "codex-eventmsg#patch-apply-updated", line: 1859, run: r_patch_apply_updated },
+        { rule: "codex-eventmsg#patch-apply-updated", line: 1865, run: r_patch_apply_updated },
       ],
       "patch_apply_end": [
-        { rule: "codex-eventmsg#patch-apply-end", line: 1874, run: r_patch_apply_end },
+        { rule: "codex-eventmsg#patch-apply-end", line: 1880, run: r_patch_apply_end },
       ],
       "mcp_tool_call_begin": [
-        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1935, run: r_mcp_tool_call_begin },
+        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1941, run: r_mcp_tool_call_begin },
       ],
       "mcp_tool_call_end": [
-        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1954, run: r_mcp_tool_call_end },
+        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1960, run: r_mcp_tool_call_end },
       ],
       "web_search_begin": [
-        { rule: "codex-eventmsg#web-search-begin", line: 1980, run: r_web_search_begin },
+        { rule: "codex-eventmsg#web-search-begin", line: 1986, run: r_web_search_begin },
       ],
       "web_search_end": [
-        { rule: "codex-eventmsg#web-search-end", line: 1994, run: r_web_search_end },
+        { rule: "codex-eventmsg#web-search-end", line: 2000, run: r_web_search_end },
       ],
       "image_generation_begin": [
-        { rule: "codex-eventmsg#image-generation-begin", line: 2012, run: r_image_generation_begin },
+        { rule: "codex-eventmsg#image-generation-begin", line: 2018, run: r_image_generation_begin },
       ],
       "image_generation_end": [
-        { rule: "codex-eventmsg#image-generation-end", line: 2027, run: r_image_generation_end },
+        { rule: "codex-eventmsg#image-generation-end", line: 2033, run: r_image_generation_end },
       ],
       "view_image_tool_call": [
-        { rule: "codex-eventmsg#view-image-tool-call", line: 2047, run: r_view_image_tool_call },
+        { rule: "codex-eventmsg#view-image-tool-call", line: 2053, run: r_view_image_tool_call },
       ],
       "dynamic_tool_call_request": [
-        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2072, run: r_dynamic_tool_call_request },
+        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2078, run: r_dynamic_tool_call_request },
       ],
       "dynamic_tool_call_response": [
-        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2098, run: r_dynamic_tool_call_response },
+        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2104, run: r_dynamic_tool_call_response },
       ],
       "hook_started": [
-        { rule: "codex-eventmsg#hook-started", line: 2127, run: r_hook_started },
+        { rule: "codex-eventmsg#hook-started", line: 2133, run: r_hook_started },
       ],
       "hook_completed": [
-        { rule: "codex-eventmsg#hook-completed", line: 2140, run: r_hook_completed },
+        { rule: "codex-eventmsg#hook-completed", line: 2146, run: r_hook_completed },
       ],
       "mcp_startup_update": [
-        { rule: "codex-eventmsg#mcp-startup-update", line: 2153, run: r_mcp_startup_update },
+        { rule: "codex-eventmsg#mcp-startup-update", line: 2159, run: r_mcp_startup_update },
       ],
       "mcp_startup_complete": [
-        { rule: "codex-eventmsg#mcp-startup-complete", line: 2165, run: r_mcp_startup_complete },
+        { rule: "codex-eventmsg#mcp-startup-complete", line: 2171, run: r_mcp_startup_complete },
       ],
       "entered_review_mode": [
-        { rule: "codex-eventmsg#entered-review-mode", line: 2178, run: r_entered_review_mode },
+        { rule: "codex-eventmsg#entered-review-mode", line: 2184, run: r_entered_review_mode },
       ],
       "exited_review_mode": [
-        { rule: "codex-eventmsg#exited-review-mode", line: 2200, run: r_exited_review_mode },
+        { rule: "codex-eventmsg#exited-review-mode", line: 2206, run: r_exited_review_mode },
       ],
       "realtime_conversation_started": [
-        { rule: "codex-eventmsg#realtime-conversation-started", line: 2221, run: r_realtime_conversation_started },
+        { rule: "codex-eventmsg#realtime-conversation-started", line: 2227, run: r_realtime_conversation_started },
       ],
       "realtime_conversation_realtime": [
-        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2234, run: r_realtime_conversation_audio },
-        { rule: "codex-eventmsg#realtime-conversation-error", line: 2249, run: r_realtime_conversation_error },
-        { rule: "codex-eventmsg#realtime-conversation-item", line: 2265, run: r_realtime_conversation_item },
+        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2240, run: r_realtime_conversation_audio },
+        { rule: "codex-eventmsg#realtime-conversation-error", line: 2255, run: r_realtime_conversation_error },
+        { rule: "codex-eventmsg#realtime-conversation-item", line: 2271, run: r_realtime_conversation_item },
       ],
       "realtime_conversation_closed": [
-        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2278, run: r_realtime_conversation_closed },
+        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2284, run: r_realtime_conversation_closed },
       ],
       "guardian_assessment": [
-        { rule: "codex-eventmsg#guardian-assessment", line: 2293, run: r_guardian_assessment },
+        { rule: "codex-eventmsg#guardian-assessment", line: 2299, run: r_guardian_assessment },
       ],
       "collab_agent_spawn_begin": [
-        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2310, run: r_collab_agent_spawn_begin },
+        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2316, run: r_collab_agent_spawn_begin },
       ],
       "collab_agent_spawn_end": [
-        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2327, run: r_collab_agent_spawn_end },
+        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2333, run: r_collab_agent_spawn_end },
       ],
       "collab_agent_interaction_begin": [
-        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2349, run: r_collab_agent_interaction_begin },
+        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2355, run: r_collab_agent_interaction_begin },
       ],
       "collab_agent_interaction_end": [
-        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2367, run: r_collab_agent_interaction_end },
+        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2373, run: r_collab_agent_interaction_end },
       ],
       "collab_waiting_begin": [
-        { rule: "codex-eventmsg#collab-waiting-begin", line: 2387, run: r_collab_waiting_begin },
+        { rule: "codex-eventmsg#collab-waiting-begin", line: 2393, run: r_collab_waiting_begin },
       ],
       "collab_waiting_end": [
-        { rule: "codex-eventmsg#collab-waiting-end", line: 2404, run: r_collab_waiting_end },
+        { rule: "codex-eventmsg#collab-waiting-end", line: 2410, run: r_collab_waiting_end },
       ],
       "collab_close_begin": [
-        { rule: "codex-eventmsg#collab-close-begin", line: 2422, run: r_collab_close_begin },
+        { rule: "codex-eventmsg#collab-close-begin", line: 2428, run: r_collab_close_begin },
       ],
       "collab_close_end": [
-        { rule: "codex-eventmsg#collab-close-end", line: 2440, run: r_collab_close_end },
+        { rule: "codex-eventmsg#collab-close-end", line: 2446, run: r_collab_close_end },
       ],
       "collab_resume_begin": [
-        { rule: "codex-eventmsg#collab-resume-begin", line: 2459, run: r_collab_resume_begin },
+        { rule: "codex-eventmsg#collab-resume-begin", line: 2465, run: r_collab_resume_begin },
       ],
       "collab_resume_end": [
-        { rule: "codex-eventmsg#collab-resume-end", line: 2477, run: r_collab_resume_end },
+        { rule: "codex-eventmsg#collab-resume-end", line: 2483, run: r_collab_resume_end },
       ],
       "sub_agent_activity": [
-        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2498, run: r_sub_agent_activity_started },
-        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2516, run: r_sub_agent_activity_ended },
-        { rule: "codex-eventmsg#sub-agent-activity", line: 2535, run: r_sub_agent_activity },
+        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2504, run: r_sub_agent_activity_started },
+        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2522, run: r_sub_agent_activity_ended },
+        { rule: "codex-eventmsg#sub-agent-activity", line: 2541, run: r_sub_agent_activity },
       ],
     },
     legacy: {
@@ -2043,14 +2052,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2551)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2554)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2557)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2560)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2563)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2566)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2569)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2572)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2557)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2560)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2563)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2566)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2569)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2572)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2575)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2578)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

@@ -49,61 +49,61 @@ describe("codex-rollout: table examples (mappings/codex-rollout.yaml)", () => {
   it("response-item-reasoning #3 (mappings/codex-rollout.yaml:282)", () => {
     check([{"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"Reasoning","id":"rs_1","summary_text":["**Reading**"],"raw_content":[]}}}], {"timestamp":"t","type":"response_item","payload":{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"**Reading**"}],"content":null,"encrypted_content":null}}, []);
   });
-  it("response-item-function-call #1 (mappings/codex-rollout.yaml:308)", () => {
+  it("response-item-function-call #1 (mappings/codex-rollout.yaml:310)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"function_call","status":"completed","id":"fc_1","name":"exec_command","arguments":"{\"cmd\":\"cat missing.txt\",\"yield_time_ms\":10000}","call_id":"call_1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"exec_command","toolName":"exec_command","command":"cat missing.txt","input":{"cmd":"cat missing.txt"},"data":{"arguments":"{\"cmd\":\"cat missing.txt\",\"yield_time_ms\":10000}"}}}]);
   });
-  it("response-item-function-call #2 (mappings/codex-rollout.yaml:311)", () => {
+  it("response-item-function-call #2 (mappings/codex-rollout.yaml:313)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"custom_tool_call","id":"ctc_1","status":"completed","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\n*** Update File: hello.py\n*** End Patch"}}, [{"type":"item.started","payload":{"itemType":"file_change","title":"apply_patch","files":[{"path":"hello.py","change":"update"}]}}]);
   });
-  it("response-item-function-call #3 (mappings/codex-rollout.yaml:331)", () => {
+  it("response-item-function-call #3 (mappings/codex-rollout.yaml:333)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"lookup_word","arguments":"{}","call_id":"call_3"}}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call","title":"lookup_word"}}]);
   });
-  it("response-item-local-shell-call #1 (mappings/codex-rollout.yaml:352)", () => {
+  it("response-item-local-shell-call #1 (mappings/codex-rollout.yaml:354)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"local_shell_call","call_id":"call_9","status":"in_progress","action":{"type":"exec","command":["bash","-lc","ls"]}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"bash -lc ls","command":"bash -lc ls"}}]);
   });
-  it("response-item-tool-search-call #1 (mappings/codex-rollout.yaml:374)", () => {
+  it("response-item-tool-search-call #1 (mappings/codex-rollout.yaml:376)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"tool_search_call","call_id":"call_5","execution":"server","arguments":{"query":"docs"}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"dynamic_tool_call","title":"tool_search"}}]);
   });
-  it("response-item-call-output #1 (mappings/codex-rollout.yaml:402)", () => {
+  it("response-item-call-output #1 (mappings/codex-rollout.yaml:407)", () => {
     check([{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls\"]}","call_id":"call_1"}}], {"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"app\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.0}}"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","output":"app\n","exitCode":0,"durationMs":0,"data":{"call_id":"call_1"}}}]);
   });
-  it("response-item-call-output #2 (mappings/codex-rollout.yaml:407)", () => {
+  it("response-item-call-output #2 (mappings/codex-rollout.yaml:412)", () => {
     check([{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cat missing.txt\"}","call_id":"call_2"}},{"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"CommandExecution","id":"call_2","command":["/bin/bash","-lc","cat missing.txt"],"status":"failed","aggregated_output":"cat: missing.txt: No such file or directory\n","exit_code":1}}}], {"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"call_2","output":"Process exited with code 1\nOutput:\ncat: missing.txt: No such file or directory\n"}}, []);
   });
-  it("response-item-call-output #3 (mappings/codex-rollout.yaml:427)", () => {
+  it("response-item-call-output #3 (mappings/codex-rollout.yaml:432)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_7","output":"Exit code: 0"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"dynamic_tool_call"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"dynamic_tool_call"}}]);
   });
-  it("response-item-web-search-call #1 (mappings/codex-rollout.yaml:455)", () => {
+  it("response-item-web-search-call #1 (mappings/codex-rollout.yaml:460)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"codex rollout format"}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"web_search","title":"codex rollout format"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"web_search","status":"completed","title":"codex rollout format","query":"codex rollout format"}}]);
   });
-  it("response-item-image-generation-call #1 (mappings/codex-rollout.yaml:480)", () => {
+  it("response-item-image-generation-call #1 (mappings/codex-rollout.yaml:485)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"image_generation_call","id":"ig_1","status":"completed","result":"iVBORw0KGgo=","revised_prompt":"a red square"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"image_view"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"image_view","status":"completed","data":{"revisedPrompt":"a red square"}}}]);
   });
-  it("response-item-compaction #1 (mappings/codex-rollout.yaml:504)", () => {
+  it("response-item-compaction #1 (mappings/codex-rollout.yaml:509)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"compaction","id":"cmp_1","encrypted_content":"gAAAA"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"context_compaction"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"context_compaction","status":"completed"}}]);
   });
-  it("response-item-agent-message #1 (mappings/codex-rollout.yaml:529)", () => {
+  it("response-item-agent-message #1 (mappings/codex-rollout.yaml:534)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"agent_message","id":"am_1","author":"/root","recipient":"/root/worker","content":[{"type":"input_text","text":"Count the files."}]}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"collab_agent_tool_call"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"collab_agent_tool_call","data":{"recipient":"/root/worker"}}}]);
   });
-  it("response-item-additional-tools #1 (mappings/codex-rollout.yaml:547)", () => {
+  it("response-item-additional-tools #1 (mappings/codex-rollout.yaml:552)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"additional_tools","role":"developer","tools":[{"type":"function","name":"lookup"}]}}, [{"type":"session.configured","payload":{"config":{"additionalTools":[{"name":"lookup"}]}}}]);
   });
-  it("response-item-configuration-update #1 (mappings/codex-rollout.yaml:563)", () => {
+  it("response-item-configuration-update #1 (mappings/codex-rollout.yaml:568)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"configuration_update","reasoning":{"effort":"high"}}}, [{"type":"session.configured","payload":{"config":{"reasoning":{"effort":"high"}}}}]);
   });
-  it("response-item-markers #1 (mappings/codex-rollout.yaml:581)", () => {
+  it("response-item-markers #1 (mappings/codex-rollout.yaml:586)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"other"}}, [{"type":"runtime.warning","payload":{"detail":{"type":"other"}}}]);
   });
-  it("response-item-markers #2 (mappings/codex-rollout.yaml:584)", () => {
+  it("response-item-markers #2 (mappings/codex-rollout.yaml:589)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"compaction_trigger"}}, []);
   });
-  it("realtime-session-started #1 (mappings/codex-rollout.yaml:599)", () => {
+  it("realtime-session-started #1 (mappings/codex-rollout.yaml:604)", () => {
     check([], {"timestamp":"t","type":"realtime_item","payload":{"id":"rt_1","realtime_session_id":"rs_9","type":"realtime_session_started"}}, [{"type":"thread.realtime.started","payload":{"realtimeSessionId":"rs_9"}}]);
   });
-  it("realtime-session-closed #1 (mappings/codex-rollout.yaml:613)", () => {
+  it("realtime-session-closed #1 (mappings/codex-rollout.yaml:618)", () => {
     check([], {"timestamp":"t","type":"realtime_item","payload":{"id":"rt_2","realtime_session_id":"rs_9","type":"realtime_session_closed"}}, [{"type":"thread.realtime.closed","payload":{}}]);
   });
-  it("realtime-item #1 (mappings/codex-rollout.yaml:626)", () => {
+  it("realtime-item #1 (mappings/codex-rollout.yaml:631)", () => {
     check([], {"timestamp":"t","type":"realtime_item","payload":{"id":"rt_3","realtime_session_id":"rs_9","type":"transcript_segment","text":"hello"}}, [{"type":"thread.realtime.item-added","payload":{"item":{"type":"transcript_segment","text":"hello"}}}]);
   });
 });
