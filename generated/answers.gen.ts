@@ -210,7 +210,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1305
+    // mappings/acp.yaml:1317
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -220,18 +220,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1338",
+          at: "mappings/acp.yaml:1350",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1341",
+          at: "mappings/acp.yaml:1353",
         },
       ],
-      at: "mappings/acp.yaml:1338",
+      at: "mappings/acp.yaml:1350",
     },
-    // mappings/acp.yaml:1426
+    // mappings/acp.yaml:1438
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -241,24 +241,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1441",
+          at: "mappings/acp.yaml:1453",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1444",
+          at: "mappings/acp.yaml:1456",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1446",
+          at: "mappings/acp.yaml:1458",
         },
       ],
-      at: "mappings/acp.yaml:1441",
+      at: "mappings/acp.yaml:1453",
     },
-    // mappings/acp.yaml:1515
+    // mappings/acp.yaml:1527
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -268,18 +268,18 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: a.reply?.answers }) }),
-          at: "mappings/acp.yaml:1533",
+          at: "mappings/acp.yaml:1545",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1536",
+          at: "mappings/acp.yaml:1548",
         },
       ],
-      at: "mappings/acp.yaml:1533",
+      at: "mappings/acp.yaml:1545",
     },
-    // mappings/acp.yaml:1576
+    // mappings/acp.yaml:1588
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1596",
+          at: "mappings/acp.yaml:1608",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1598",
+          at: "mappings/acp.yaml:1610",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1600",
+          at: "mappings/acp.yaml:1612",
         },
       ],
-      at: "mappings/acp.yaml:1596",
+      at: "mappings/acp.yaml:1608",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
@@ -313,50 +313,50 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/claude-sdk.yaml:659",
     },
-    // mappings/claude-sdk.yaml:2087
+    // mappings/claude-sdk.yaml:2090
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2104",
+      at: "mappings/claude-sdk.yaml:2107",
     },
-    // mappings/claude-sdk.yaml:2201
+    // mappings/claude-sdk.yaml:2204
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2220",
+      at: "mappings/claude-sdk.yaml:2223",
     },
-    // mappings/claude-sdk.yaml:2257
+    // mappings/claude-sdk.yaml:2260
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2275",
+      at: "mappings/claude-sdk.yaml:2278",
     },
-    // mappings/claude-sdk.yaml:2394
+    // mappings/claude-sdk.yaml:2397
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2411",
+      at: "mappings/claude-sdk.yaml:2414",
     },
-    // mappings/claude-sdk.yaml:2418
+    // mappings/claude-sdk.yaml:2421
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2439",
+      at: "mappings/claude-sdk.yaml:2442",
     },
-    // mappings/claude-sdk.yaml:2446
+    // mappings/claude-sdk.yaml:2449
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2467",
+      at: "mappings/claude-sdk.yaml:2470",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {
@@ -527,7 +527,7 @@ export const ANSWERS: AnswerTables = {
       cases: [...SET_codex_app_server_approval],
       at: "mappings/codex-app-server.yaml:1228",
     },
-    // mappings/codex-eventmsg.yaml:1685
+    // mappings/codex-eventmsg.yaml:1687
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["exec_command_approval"],
@@ -536,12 +536,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1700",
+          at: "mappings/codex-eventmsg.yaml:1702",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1700",
+      at: "mappings/codex-eventmsg.yaml:1702",
     },
-    // mappings/codex-eventmsg.yaml:1707
+    // mappings/codex-eventmsg.yaml:1709
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["exec_command_approval"],
@@ -550,12 +550,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1720",
+          at: "mappings/codex-eventmsg.yaml:1722",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1720",
+      at: "mappings/codex-eventmsg.yaml:1722",
     },
-    // mappings/codex-eventmsg.yaml:1728
+    // mappings/codex-eventmsg.yaml:1730
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["apply_patch_approval"],
@@ -564,20 +564,20 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1741",
+          at: "mappings/codex-eventmsg.yaml:1743",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1741",
+      at: "mappings/codex-eventmsg.yaml:1743",
     },
-    // mappings/codex-eventmsg.yaml:1749
+    // mappings/codex-eventmsg.yaml:1751
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1759",
+      at: "mappings/codex-eventmsg.yaml:1761",
     },
-    // mappings/codex-eventmsg.yaml:1765
+    // mappings/codex-eventmsg.yaml:1767
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
@@ -587,55 +587,55 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/codex-eventmsg.yaml:1778",
+          at: "mappings/codex-eventmsg.yaml:1780",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1781",
+          at: "mappings/codex-eventmsg.yaml:1783",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1778",
+      at: "mappings/codex-eventmsg.yaml:1780",
     },
-    // mappings/codex-eventmsg.yaml:1790
+    // mappings/codex-eventmsg.yaml:1792
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1800",
+      at: "mappings/codex-eventmsg.yaml:1802",
     },
-    // mappings/codex-eventmsg.yaml:2078
+    // mappings/codex-eventmsg.yaml:2082
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2097",
+      at: "mappings/codex-eventmsg.yaml:2101",
     },
-    // mappings/opencode.yaml:961
+    // mappings/opencode.yaml:970
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:976",
+      at: "mappings/opencode.yaml:985",
     },
-    // mappings/opencode.yaml:985
+    // mappings/opencode.yaml:994
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1000",
+      at: "mappings/opencode.yaml:1009",
     },
-    // mappings/opencode.yaml:1006
+    // mappings/opencode.yaml:1015
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1020",
+      at: "mappings/opencode.yaml:1029",
     },
-    // mappings/opencode.yaml:1068
+    // mappings/opencode.yaml:1077
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -645,16 +645,16 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/opencode.yaml:1087",
+          at: "mappings/opencode.yaml:1096",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1090",
+          at: "mappings/opencode.yaml:1099",
         },
       ],
-      at: "mappings/opencode.yaml:1087",
+      at: "mappings/opencode.yaml:1096",
     },
   },
 };

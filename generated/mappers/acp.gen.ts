@@ -549,6 +549,12 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
+  const s_outputText = h_content.outputText(m.params?.update?.content);
+  const s_argsCommand = h_codex.argsCommand(m.params?.update?.rawInput);
+  const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
+  const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
+  const s_acpLocationFiles = h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind);
+  const s_acpTerminalId = h_acp.acpTerminalId(m.params?.update?.content);
   cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
   cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), m.params?.update?.content));
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
@@ -563,12 +569,12 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
       data: m.params?.update,
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      output: (s_outputText ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+      files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? s_acpLocationFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      terminalId: s_acpTerminalId,
       error: str(m.params?.update?.rawOutput?.error),
     });
   }
@@ -581,24 +587,28 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
       data: m.params?.update,
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      output: (s_outputText ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+      files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? s_acpLocationFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      terminalId: s_acpTerminalId,
       error: str(m.params?.update?.rawOutput?.error),
     });
   }
   return true;
 }
 
-/** mappings/acp.yaml:782 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:789 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
+  const s_argsCommand = h_codex.argsCommand(m.params?.update?.rawInput);
+  const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
+  const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
+  const s_acpTerminalId = h_acp.acpTerminalId(m.params?.update?.content);
   cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
   cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.varAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
   cx.setVarAt(`permission-opened:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
@@ -612,11 +622,11 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
       output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+      files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      terminalId: s_acpTerminalId,
     });
   }
   if (cx.wasOpen("item")) {
@@ -628,17 +638,17 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
-      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+      files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      terminalId: s_acpTerminalId,
     });
   }
   return true;
 }
 
-/** mappings/acp.yaml:847 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:859 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
@@ -676,7 +686,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:964 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:976 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -708,7 +718,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:1003 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:1015 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -738,7 +748,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1041 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:1053 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -749,7 +759,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:1057 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1069 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -761,7 +771,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1080 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1092 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -775,7 +785,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1109 — notification session/update → session.configured */
+/** mappings/acp.yaml:1121 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -785,7 +795,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1124 — notification session/update → session.configured */
+/** mappings/acp.yaml:1136 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -796,7 +806,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1140 — notification session/update → session.configured */
+/** mappings/acp.yaml:1152 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -806,7 +816,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1155 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1167 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -817,7 +827,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1171 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1183 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -826,7 +836,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1190 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1202 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -835,7 +845,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1209 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1221 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -850,7 +860,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1235 — notification session/update → item.completed */
+/** mappings/acp.yaml:1247 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -865,7 +875,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1256 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1268 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -884,7 +894,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1281 — notification session/update → content.delta */
+/** mappings/acp.yaml:1293 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -897,7 +907,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1305 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1317 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -928,7 +938,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1358 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1370 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
@@ -950,7 +960,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1397 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1409 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -964,7 +974,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1426 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1438 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -972,7 +982,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1454 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1466 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -985,7 +995,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1479 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1491 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -998,7 +1008,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1515 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1527 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1013,7 +1023,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1545 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1557 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1028,7 +1038,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1576 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1588 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1047,7 +1057,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1608 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1620 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1061,7 +1071,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1630 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1642 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1072,7 +1082,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1652 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1664 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1093,7 +1103,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1684 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1696 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1111,7 +1121,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1713 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1725 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1132,7 +1142,7 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1740 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1752 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1141,7 +1151,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1755 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1767 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1150,7 +1160,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1768 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1780 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1160,7 +1170,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1784 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1796 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1169,7 +1179,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1797 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1809 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1179,7 +1189,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1813 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1825 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1188,7 +1198,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1828 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:1840 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1200,11 +1210,13 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:1856 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:1868 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
+  const s_acpPromptText = h_acp.acpPromptText(m.params?.prompt);
+  const s_acpPromptInput = h_acp.acpPromptInput(m.params?.prompt);
   cx.setVarAt(`prompting:${m.params?.sessionId}`, true);
   cx.setVarAt(`turn:${m.params?.sessionId}`, cx.id("turn"));
   cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
@@ -1212,25 +1224,25 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   cx.emit("item.started", {
     itemType: "user_message",
     status: "inProgress",
-    text: h_acp.acpPromptText(m.params?.prompt),
-    input: h_acp.acpPromptInput(m.params?.prompt),
+    text: s_acpPromptText,
+    input: s_acpPromptInput,
   });
   cx.emit("item.completed", {
     itemType: "user_message",
     status: "completed",
-    text: h_acp.acpPromptText(m.params?.prompt),
-    input: h_acp.acpPromptInput(m.params?.prompt),
+    text: s_acpPromptText,
+    input: s_acpPromptInput,
   });
   return true;
 }
 
-/** mappings/acp.yaml:1897 — clientRequest session/load */
+/** mappings/acp.yaml:1912 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:1911 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1926 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1238,7 +1250,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1928 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1943 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1252,7 +1264,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1947 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1962 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1260,13 +1272,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1969 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1984 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1982 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1997 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1287,7 +1299,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2021 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2036 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1313,7 +1325,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2075 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2090 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1326,7 +1338,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2110 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2125 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1334,7 +1346,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2128 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2143 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1345,7 +1357,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2146 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2161 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1356,7 +1368,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2164 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2179 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1366,7 +1378,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2181 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2196 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1378,7 +1390,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2209 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2224 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1388,14 +1400,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2262 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2277 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2278 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2293 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1438,157 +1450,157 @@ export const table: SurfaceTable = {
         { rule: "acp#user-message-chunk", line: 610, run: r_user_message_chunk },
         { rule: "acp#tool-call-replayed-finished", line: 646, run: r_tool_call_replayed_finished },
         { rule: "acp#tool-call-finished", line: 706, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 782, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 847, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 964, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 1003, run: r_tool_call_update },
-        { rule: "acp#plan", line: 1041, run: r_plan },
-        { rule: "acp#usage-update", line: 1057, run: r_usage_update },
-        { rule: "acp#available-commands-update-ends-replay", line: 1080, run: r_available_commands_update_ends_replay },
-        { rule: "acp#available-commands-update", line: 1109, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 1124, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 1140, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 1155, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 1171, run: r_notice_error },
-        { rule: "acp#notice", line: 1190, run: r_notice },
-        { rule: "acp#compaction-completed", line: 1209, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 1235, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 1256, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 1281, run: r_compaction_summary_chunk },
+        { rule: "acp#tool-call", line: 789, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 859, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 976, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 1015, run: r_tool_call_update },
+        { rule: "acp#plan", line: 1053, run: r_plan },
+        { rule: "acp#usage-update", line: 1069, run: r_usage_update },
+        { rule: "acp#available-commands-update-ends-replay", line: 1092, run: r_available_commands_update_ends_replay },
+        { rule: "acp#available-commands-update", line: 1121, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 1136, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 1152, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 1167, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 1183, run: r_notice_error },
+        { rule: "acp#notice", line: 1202, run: r_notice },
+        { rule: "acp#compaction-completed", line: 1221, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 1247, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 1268, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 1293, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1630, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1642, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1652, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1684, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1664, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1696, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1713, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1725, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1740, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1752, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1740, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1752, run: r_extension_notification },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 1305, run: r_request_permission },
+        { rule: "acp#request-permission", line: 1317, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 1426, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 1438, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 1515, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 1527, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1576, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1588, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1755, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1767, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1755, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1767, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-refused", line: 1358, run: r_request_permission_refused },
-        { rule: "acp#request-permission-response", line: 1397, run: r_request_permission_response },
+        { rule: "acp#request-permission-refused", line: 1370, run: r_request_permission_refused },
+        { rule: "acp#request-permission-response", line: 1409, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 1454, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 1466, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 1479, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 1491, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1545, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1557, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1608, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1620, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1768, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1780, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1768, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1780, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1784, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1796, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1784, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1796, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 1828, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 1856, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 1840, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 1868, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1897, run: r_load },
+        { rule: "acp#load", line: 1912, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1797, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1809, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1797, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1809, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1928, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1943, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1947, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1969, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1962, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1984, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1982, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1997, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 2021, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 2075, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 2036, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 2090, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 2021, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 2036, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 2110, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2125, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 2110, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2125, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2128, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2143, run: r_set_mode_response },
       ],
       "session/set_model": [
-        { rule: "acp#set-model-response", line: 2146, run: r_set_model_response },
+        { rule: "acp#set-model-response", line: 2161, run: r_set_model_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2164, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2179, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2181, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2209, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2196, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2224, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2262, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2278, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2277, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2293, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1813, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1825, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1813, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1825, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1911, run: r_cancel },
+        { rule: "acp#cancel", line: 1926, run: r_cancel },
       ],
     },
   },
@@ -1624,13 +1636,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2296)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2299)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2302)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2305)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2308)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2311)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2314)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2317)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2311)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2314)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2317)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2320)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2323)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2326)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2329)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2332)",
   },
 };

@@ -1113,19 +1113,21 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.message?.content?.[0]?.id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
+  const s_claudeToolTitle = h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input);
+  const s_editFiles = h_claude.editFiles(m.message?.content?.[0]?.input);
+  cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, s_claudeToolTitle);
   cx.setVarAt(`toolParent:${m.message?.content?.[0]?.id}`, m.parent_tool_use_id);
   if (cx.isNew("item")) {
     const s_kind = (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call"));
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
+      title: s_claudeToolTitle,
       data: m.message?.content?.[0],
       toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
       input: m.message?.content?.[0]?.input,
       command: (s_kind === "command_execution" ? stringOf(m.message?.content?.[0]?.input?.command) : undefined),
-      files: (s_kind === "file_change" ? h_claude.editFiles(m.message?.content?.[0]?.input) : undefined),
+      files: (s_kind === "file_change" ? s_editFiles : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.message?.content?.[0]?.input?.query) ?? stringOf(m.message?.content?.[0]?.input?.url)) : undefined),
     });
   }
@@ -1134,19 +1136,19 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
     cx.emit("item.updated", {
       itemType: s_kind,
       status: "inProgress",
-      title: h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
+      title: s_claudeToolTitle,
       data: m.message?.content?.[0],
       toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
       input: m.message?.content?.[0]?.input,
       command: (s_kind === "command_execution" ? stringOf(m.message?.content?.[0]?.input?.command) : undefined),
-      files: (s_kind === "file_change" ? h_claude.editFiles(m.message?.content?.[0]?.input) : undefined),
+      files: (s_kind === "file_change" ? s_editFiles : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.message?.content?.[0]?.input?.query) ?? stringOf(m.message?.content?.[0]?.input?.url)) : undefined),
     });
   }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1647 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1650 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1172,7 +1174,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1669 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1672 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1191,7 +1193,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1691 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1694 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1216,7 +1218,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1725 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1728 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1232,7 +1234,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1744 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1747 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1251,7 +1253,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1773 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1776 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1268,7 +1270,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1791 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1794 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1289,7 +1291,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1822 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1825 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1308,7 +1310,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1840 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1843 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1327,7 +1329,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1863 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1866 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1338,7 +1340,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1880 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1883 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1349,14 +1351,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1900 — message stream_event */
+/** mappings/claude-sdk.yaml:1903 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1910 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1913 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1376,7 +1378,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1944 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1947 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1391,7 +1393,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1975 — message stream_event */
+/** mappings/claude-sdk.yaml:1978 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1406,7 +1408,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1995 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1998 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1424,7 +1426,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2026 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:2029 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1434,7 +1436,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2039 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2042 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1442,28 +1444,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2049 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2052 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2061 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2064 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2074 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2077 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2087 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2090 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1489,7 +1491,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2127 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2130 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1505,7 +1507,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2150 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2153 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1523,7 +1525,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2177 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2180 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1539,7 +1541,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2201 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2204 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1563,7 +1565,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2232 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2235 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1577,7 +1579,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2257 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2260 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1591,7 +1593,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2282 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2285 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1605,7 +1607,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2307 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2310 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, ((m.channel === "permission" ? cx.varAt(`permission`) : undefined) ?? (m.channel === "elicitation" ? cx.varAt(`elicitation`) : undefined) ?? (m.channel === "userDialog" ? cx.varAt(`userDialog`) : undefined)));
@@ -1622,7 +1624,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2338 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2341 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1639,13 +1641,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2383 — control interrupt */
+/** mappings/claude-sdk.yaml:2386 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2394 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2397 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1671,7 +1673,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2418 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2421 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1704,7 +1706,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2446 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2449 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1719,21 +1721,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2474 — wire control_request */
+/** mappings/claude-sdk.yaml:2477 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2487 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2490 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2502 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2505 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1747,7 +1749,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2527 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2530 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1761,7 +1763,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2552 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2555 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1776,7 +1778,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2573 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2576 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1790,14 +1792,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2597 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2600 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2611 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2614 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1930,116 +1932,116 @@ export const table: SurfaceTable = {
         { rule: "claude-sdk#assistant-text", line: 1504, run: r_assistant_text },
         { rule: "claude-sdk#assistant-thinking", line: 1547, run: r_assistant_thinking },
         { rule: "claude-sdk#assistant-tool-use", line: 1592, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1647, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1669, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1650, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1672, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1691, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1725, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1744, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1773, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1791, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1822, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1840, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1863, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1880, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1900, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1910, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1944, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1975, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1995, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1694, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1728, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1747, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1776, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1794, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1825, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1843, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1866, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1883, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1903, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1913, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1947, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1978, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1998, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 2026, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 2029, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 2039, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 2042, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 2049, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 2052, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 2061, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 2064, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 2074, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 2077, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 2087, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 2090, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2127, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2130, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2150, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2177, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2153, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2180, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2201, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2204, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2232, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2235, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2232, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2235, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2232, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2235, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2257, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2260, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2282, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2285, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2282, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2285, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2307, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2310, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2338, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2341, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2383, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2386, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2394, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2418, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2446, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2474, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2487, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2397, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2421, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2449, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2477, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2490, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2502, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2527, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2552, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2573, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2597, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2505, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2530, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2555, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2576, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2600, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2611, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2614, run: r_wire_cancel },
       ],
     },
   },
@@ -2053,9 +2055,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2632)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2637)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2641)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2635)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2640)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2644)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

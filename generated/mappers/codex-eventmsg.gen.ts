@@ -934,17 +934,18 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.item?.id);
+  const s_itemTitle = h_codex.itemTitle(m.item);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_turnItemType(m.item?.type),
     status: "inProgress",
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
   });
   if (!cx.isStale("item")) {
     const s_tool = h_codex.codexToolItem(m.item);
     cx.emit("item.completed", {
       itemType: map_turnItemType(m.item?.type),
       status: map_itemStatus(m.item?.status),
-      title: h_codex.itemTitle(m.item),
+      title: s_itemTitle,
       data: m.item,
       text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
       command: s_tool?.command,
@@ -960,7 +961,7 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1467 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1469 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -976,7 +977,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1491 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1493 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -993,7 +994,7 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1516 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1518 — event item_completed → item.completed */
 function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -1009,7 +1010,7 @@ function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1540 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1542 — event item_completed → item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -1035,7 +1036,7 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1577 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1579 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1057,7 +1058,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1608 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1610 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1066,7 +1067,7 @@ function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1625 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1627 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1075,7 +1076,7 @@ function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1641 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1643 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1102,7 +1103,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1685 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1687 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1118,7 +1119,7 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1707 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1709 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1133,7 +1134,7 @@ function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_appr
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1728 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1730 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1148,7 +1149,7 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1749 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1751 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1157,7 +1158,7 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1765 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1767 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1167,7 +1168,7 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1790 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1792 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1176,7 +1177,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1806 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1808 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1189,12 +1190,13 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1827 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1829 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_3, m.call_id);
   cx.ref(ID_request_close, m.call_id);
+  const s_codexChangeMap = h_codex.codexChangeMap(m.changes);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
     decision: map_decision("approved"),
@@ -1204,18 +1206,18 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
     itemType: "file_change",
     status: "inProgress",
     data: m,
-    files: h_codex.codexChangeMap(m.changes),
+    files: s_codexChangeMap,
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: "file_change",
     status: "inProgress",
     data: { changes: m.changes, autoApproved: m.auto_approved },
-    files: h_codex.codexChangeMap(m.changes),
+    files: s_codexChangeMap,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1865 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1869 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1228,7 +1230,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1880 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1884 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1251,7 +1253,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1941 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1945 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1268,7 +1270,7 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1960 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1964 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1288,7 +1290,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1986 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1990 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1297,7 +1299,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2000 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2004 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1312,7 +1314,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2018 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2022 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1325,7 +1327,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2033 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2037 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1341,7 +1343,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2053 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2057 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1362,7 +1364,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2078 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2082 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1380,7 +1382,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2104 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2108 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1404,7 +1406,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2133 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2137 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1412,7 +1414,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2146 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2150 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1424,19 +1426,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2159 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2163 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2171 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2175 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2184 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2188 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1455,7 +1457,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2206 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2210 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1465,14 +1467,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2227 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2231 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2240 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2244 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1480,7 +1482,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2255 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2259 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1488,21 +1490,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2271 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2275 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2284 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2288 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2299 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2303 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1522,7 +1524,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2316 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2320 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1536,7 +1538,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2333 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2337 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1551,7 +1553,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2355 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2359 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1566,7 +1568,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2373 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2377 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1581,7 +1583,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2393 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2397 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1595,7 +1597,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2410 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2414 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1609,7 +1611,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2428 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2432 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1624,7 +1626,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2446 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2450 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1639,7 +1641,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2465 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2469 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1654,7 +1656,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2483 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2487 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1669,7 +1671,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2504 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2508 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1684,7 +1686,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2522 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2526 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1699,7 +1701,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2541 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2545 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1872,144 +1874,144 @@ export const table: SurfaceTable = {
         { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1316, run: r_item_completed_reasoning_restored },
         { rule: "codex-eventmsg#item-completed-plan-restored", line: 1393, run: r_item_completed_plan_restored },
         { rule: "codex-eventmsg#item-completed-restored", line: 1426, run: r_item_completed_restored },
-        { rule: "codex-eventmsg#item-completed-agent-message", line: 1467, run: r_item_completed_agent_message },
-        { rule: "codex-eventmsg#item-completed-reasoning", line: 1491, run: r_item_completed_reasoning },
-        { rule: "codex-eventmsg#item-completed-plan", line: 1516, run: r_item_completed_plan },
-        { rule: "codex-eventmsg#item-completed", line: 1540, run: r_item_completed },
+        { rule: "codex-eventmsg#item-completed-agent-message", line: 1469, run: r_item_completed_agent_message },
+        { rule: "codex-eventmsg#item-completed-reasoning", line: 1493, run: r_item_completed_reasoning },
+        { rule: "codex-eventmsg#item-completed-plan", line: 1518, run: r_item_completed_plan },
+        { rule: "codex-eventmsg#item-completed", line: 1542, run: r_item_completed },
       ],
       "exec_command_begin": [
-        { rule: "codex-eventmsg#exec-command-begin", line: 1577, run: r_exec_command_begin },
+        { rule: "codex-eventmsg#exec-command-begin", line: 1579, run: r_exec_command_begin },
       ],
       "exec_command_output_delta": [
-        { rule: "codex-eventmsg#exec-command-output-delta", line: 1608, run: r_exec_command_output_delta },
+        { rule: "codex-eventmsg#exec-command-output-delta", line: 1610, run: r_exec_command_output_delta },
       ],
       "terminal_interaction": [
-        { rule: "codex-eventmsg#terminal-interaction", line: 1625, run: r_terminal_interaction },
+        { rule: "codex-eventmsg#terminal-interaction", line: 1627, run: r_terminal_interaction },
       ],
       "exec_command_end": [
-        { rule: "codex-eventmsg#exec-command-end", line: 1641, run: r_exec_command_end },
+        { rule: "codex-eventmsg#exec-command-end", line: 1643, run: r_exec_command_end },
       ],
       "exec_approval_request": [
-        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1685, run: r_exec_approval_request_subcommand },
-        { rule: "codex-eventmsg#exec-approval-request", line: 1707, run: r_exec_approval_request },
+        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1687, run: r_exec_approval_request_subcommand },
+        { rule: "codex-eventmsg#exec-approval-request", line: 1709, run: r_exec_approval_request },
       ],
       "apply_patch_approval_request": [
-        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1728, run: r_apply_patch_approval_request },
+        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1730, run: r_apply_patch_approval_request },
       ],
       "request_permissions": [
-        { rule: "codex-eventmsg#request-permissions", line: 1749, run: r_request_permissions },
+        { rule: "codex-eventmsg#request-permissions", line: 1751, run: r_request_permissions },
       ],
       "request_user_input": [
-        { rule: "codex-eventmsg#request-user-input", line: 1765, run: r_request_user_input },
+        { rule: "codex-eventmsg#request-user-input", line: 1767, run: r_request_user_input },
       ],
       "elicitation_request": [
-        { rule: "codex-eventmsg#elicitation-request", line: 1790, run: r_elicitation_request },
+        { rule: "codex-eventmsg#elicitation-request", line: 1792, run: r_elicitation_request },
       ],
       "elicitation_abandoned": [
-        { rule: "codex-eventmsg#elicitation-abandoned", line: 1806, run: r_elicitation_abandoned },
+        { rule: "codex-eventmsg#elicitation-abandoned", line: 1808, run: r_elicitation_abandoned },
       ],
       "patch_apply_begin": [
-        { rule: "codex-eventmsg#patch-apply-begin", line: 1827, run: r_patch_apply_begin },
+        { rule: "codex-eventmsg#patch-apply-begin", line: 1829, run: r_patch_apply_begin },
       ],
       "patch_apply_updated": [
-        { rule: "codex-eventmsg#patch-apply-updated", line: 1865, run: r_patch_apply_updated },
+        { rule: "codex-eventmsg#patch-apply-updated", line: 1869, run: r_patch_apply_updated },
       ],
       "patch_apply_end": [
-        { rule: "codex-eventmsg#patch-apply-end", line: 1880, run: r_patch_apply_end },
+        { rule: "codex-eventmsg#patch-apply-end", line: 1884, run: r_patch_apply_end },
       ],
       "mcp_tool_call_begin": [
-        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1941, run: r_mcp_tool_call_begin },
+        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1945, run: r_mcp_tool_call_begin },
       ],
       "mcp_tool_call_end": [
-        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1960, run: r_mcp_tool_call_end },
+        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1964, run: r_mcp_tool_call_end },
       ],
       "web_search_begin": [
-        { rule: "codex-eventmsg#web-search-begin", line: 1986, run: r_web_search_begin },
+        { rule: "codex-eventmsg#web-search-begin", line: 1990, run: r_web_search_begin },
       ],
       "web_search_end": [
-        { rule: "codex-eventmsg#web-search-end", line: 2000, run: r_web_search_end },
+        { rule: "codex-eventmsg#web-search-end", line: 2004, run: r_web_search_end },
       ],
       "image_generation_begin": [
-        { rule: "codex-eventmsg#image-generation-begin", line: 2018, run: r_image_generation_begin },
+        { rule: "codex-eventmsg#image-generation-begin", line: 2022, run: r_image_generation_begin },
       ],
       "image_generation_end": [
-        { rule: "codex-eventmsg#image-generation-end", line: 2033, run: r_image_generation_end },
+        { rule: "codex-eventmsg#image-generation-end", line: 2037, run: r_image_generation_end },
       ],
       "view_image_tool_call": [
-        { rule: "codex-eventmsg#view-image-tool-call", line: 2053, run: r_view_image_tool_call },
+        { rule: "codex-eventmsg#view-image-tool-call", line: 2057, run: r_view_image_tool_call },
       ],
       "dynamic_tool_call_request": [
-        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2078, run: r_dynamic_tool_call_request },
+        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2082, run: r_dynamic_tool_call_request },
       ],
       "dynamic_tool_call_response": [
-        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2104, run: r_dynamic_tool_call_response },
+        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2108, run: r_dynamic_tool_call_response },
       ],
       "hook_started": [
-        { rule: "codex-eventmsg#hook-started", line: 2133, run: r_hook_started },
+        { rule: "codex-eventmsg#hook-started", line: 2137, run: r_hook_started },
       ],
       "hook_completed": [
-        { rule: "codex-eventmsg#hook-completed", line: 2146, run: r_hook_completed },
+        { rule: "codex-eventmsg#hook-completed", line: 2150, run: r_hook_completed },
       ],
       "mcp_startup_update": [
-        { rule: "codex-eventmsg#mcp-startup-update", line: 2159, run: r_mcp_startup_update },
+        { rule: "codex-eventmsg#mcp-startup-update", line: 2163, run: r_mcp_startup_update },
       ],
       "mcp_startup_complete": [
-        { rule: "codex-eventmsg#mcp-startup-complete", line: 2171, run: r_mcp_startup_complete },
+        { rule: "codex-eventmsg#mcp-startup-complete", line: 2175, run: r_mcp_startup_complete },
       ],
       "entered_review_mode": [
-        { rule: "codex-eventmsg#entered-review-mode", line: 2184, run: r_entered_review_mode },
+        { rule: "codex-eventmsg#entered-review-mode", line: 2188, run: r_entered_review_mode },
       ],
       "exited_review_mode": [
-        { rule: "codex-eventmsg#exited-review-mode", line: 2206, run: r_exited_review_mode },
+        { rule: "codex-eventmsg#exited-review-mode", line: 2210, run: r_exited_review_mode },
       ],
       "realtime_conversation_started": [
-        { rule: "codex-eventmsg#realtime-conversation-started", line: 2227, run: r_realtime_conversation_started },
+        { rule: "codex-eventmsg#realtime-conversation-started", line: 2231, run: r_realtime_conversation_started },
       ],
       "realtime_conversation_realtime": [
-        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2240, run: r_realtime_conversation_audio },
-        { rule: "codex-eventmsg#realtime-conversation-error", line: 2255, run: r_realtime_conversation_error },
-        { rule: "codex-eventmsg#realtime-conversation-item", line: 2271, run: r_realtime_conversation_item },
+        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2244, run: r_realtime_conversation_audio },
+        { rule: "codex-eventmsg#realtime-conversation-error", line: 2259, run: r_realtime_conversation_error },
+        { rule: "codex-eventmsg#realtime-conversation-item", line: 2275, run: r_realtime_conversation_item },
       ],
       "realtime_conversation_closed": [
-        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2284, run: r_realtime_conversation_closed },
+        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2288, run: r_realtime_conversation_closed },
       ],
       "guardian_assessment": [
-        { rule: "codex-eventmsg#guardian-assessment", line: 2299, run: r_guardian_assessment },
+        { rule: "codex-eventmsg#guardian-assessment", line: 2303, run: r_guardian_assessment },
       ],
       "collab_agent_spawn_begin": [
-        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2316, run: r_collab_agent_spawn_begin },
+        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2320, run: r_collab_agent_spawn_begin },
       ],
       "collab_agent_spawn_end": [
-        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2333, run: r_collab_agent_spawn_end },
+        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2337, run: r_collab_agent_spawn_end },
       ],
       "collab_agent_interaction_begin": [
-        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2355, run: r_collab_agent_interaction_begin },
+        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2359, run: r_collab_agent_interaction_begin },
       ],
       "collab_agent_interaction_end": [
-        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2373, run: r_collab_agent_interaction_end },
+        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2377, run: r_collab_agent_interaction_end },
       ],
       "collab_waiting_begin": [
-        { rule: "codex-eventmsg#collab-waiting-begin", line: 2393, run: r_collab_waiting_begin },
+        { rule: "codex-eventmsg#collab-waiting-begin", line: 2397, run: r_collab_waiting_begin },
       ],
       "collab_waiting_end": [
-        { rule: "codex-eventmsg#collab-waiting-end", line: 2410, run: r_collab_waiting_end },
+        { rule: "codex-eventmsg#collab-waiting-end", line: 2414, run: r_collab_waiting_end },
       ],
       "collab_close_begin": [
-        { rule: "codex-eventmsg#collab-close-begin", line: 2428, run: r_collab_close_begin },
+        { rule: "codex-eventmsg#collab-close-begin", line: 2432, run: r_collab_close_begin },
       ],
       "collab_close_end": [
-        { rule: "codex-eventmsg#collab-close-end", line: 2446, run: r_collab_close_end },
+        { rule: "codex-eventmsg#collab-close-end", line: 2450, run: r_collab_close_end },
       ],
       "collab_resume_begin": [
-        { rule: "codex-eventmsg#collab-resume-begin", line: 2465, run: r_collab_resume_begin },
+        { rule: "codex-eventmsg#collab-resume-begin", line: 2469, run: r_collab_resume_begin },
       ],
       "collab_resume_end": [
-        { rule: "codex-eventmsg#collab-resume-end", line: 2483, run: r_collab_resume_end },
+        { rule: "codex-eventmsg#collab-resume-end", line: 2487, run: r_collab_resume_end },
       ],
       "sub_agent_activity": [
-        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2504, run: r_sub_agent_activity_started },
-        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2522, run: r_sub_agent_activity_ended },
-        { rule: "codex-eventmsg#sub-agent-activity", line: 2541, run: r_sub_agent_activity },
+        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2508, run: r_sub_agent_activity_started },
+        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2526, run: r_sub_agent_activity_ended },
+        { rule: "codex-eventmsg#sub-agent-activity", line: 2545, run: r_sub_agent_activity },
       ],
     },
     legacy: {
@@ -2052,14 +2054,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2557)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2560)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2563)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2566)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2569)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2572)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2575)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2578)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2561)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2564)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2567)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2570)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2573)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2576)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2579)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2582)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

@@ -192,16 +192,18 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open, m.item?.id);
+  const s_itemTitle = h_codex.itemTitle(m.item);
+  const s_codexFiles = h_codex.codexFiles(m.item?.changes);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
     data: m.item,
     text: m.item?.text,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
     exitCode: numberOf(m.item?.exit_code),
-    files: h_codex.codexFiles(m.item?.changes),
+    files: s_codexFiles,
     toolName: m.item?.tool,
     server: m.item?.server,
     input: m.item?.arguments,
@@ -211,13 +213,13 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
   if (!cx.isStale("item")) cx.emit("item.updated", {
     itemType: map_itemType(m.item?.type),
     status: map_itemStatus(m.item?.status, "inProgress"),
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
     data: m.item,
     text: m.item?.text,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
     exitCode: numberOf(m.item?.exit_code),
-    files: h_codex.codexFiles(m.item?.changes),
+    files: s_codexFiles,
     toolName: m.item?.tool,
     server: m.item?.server,
     input: m.item?.arguments,
@@ -227,7 +229,7 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
   return true;
 }
 
-/** mappings/codex-exec.yaml:333 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:336 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "agent_message")) return false;
   cx.ref(ID_thread_current);
@@ -250,7 +252,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-exec.yaml:376 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:379 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "reasoning")) return false;
   cx.ref(ID_thread_current);
@@ -271,16 +273,17 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:408 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:411 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "command_execution")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
+  const s_itemTitle = h_codex.itemTitle(m.item);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: "inProgress",
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
   });
   if (!cx.isStale("item") && m.item?.aggregated_output != null && m?.item?.aggregated_output !== "") cx.emit("content.delta", {
     streamKind: "command_output",
@@ -289,7 +292,7 @@ function r_item_completed_command_execution(m: View<Member<EventMessage, "type",
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "command_execution",
     status: map_itemStatus(m.item?.status),
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
     data: m.item,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
@@ -298,21 +301,22 @@ function r_item_completed_command_execution(m: View<Member<EventMessage, "type",
   return true;
 }
 
-/** mappings/codex-exec.yaml:454 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:459 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "mcp_tool_call")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
+  const s_itemTitle = h_codex.itemTitle(m.item);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "mcp_tool_call",
     status: "inProgress",
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "mcp_tool_call",
     status: map_itemStatus(m.item?.status),
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
     detail: m.item?.error?.message,
     data: m.item,
     toolName: m.item?.tool,
@@ -324,7 +328,7 @@ function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-exec.yaml:489 — event item.completed → item.started, turn.plan.updated, item.completed */
+/** mappings/codex-exec.yaml:496 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
   cx.ref(ID_thread_current);
@@ -338,7 +342,7 @@ function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:517 — event item.completed → runtime.error, item.completed */
+/** mappings/codex-exec.yaml:524 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "error")) return false;
   cx.ref(ID_thread_current);
@@ -355,20 +359,21 @@ function r_item_completed_error(m: View<Member<EventMessage, "type", "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:551 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:558 — event item.completed → item.started, item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
+  const s_itemTitle = h_codex.itemTitle(m.item);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_itemType(m.item?.type),
     status: map_itemStatus(m.item?.status),
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
     data: m.item,
     text: m.item?.text,
     command: m.item?.command,
@@ -428,13 +433,13 @@ export const table: SurfaceTable = {
         { rule: "codex-exec#item-updated", line: 284, run: r_item_updated },
       ],
       "item.completed": [
-        { rule: "codex-exec#item-completed-agent-message", line: 333, run: r_item_completed_agent_message },
-        { rule: "codex-exec#item-completed-reasoning", line: 376, run: r_item_completed_reasoning },
-        { rule: "codex-exec#item-completed-command-execution", line: 408, run: r_item_completed_command_execution },
-        { rule: "codex-exec#item-completed-mcp-tool-call", line: 454, run: r_item_completed_mcp_tool_call },
-        { rule: "codex-exec#item-completed-todo-list", line: 489, run: r_item_completed_todo_list },
-        { rule: "codex-exec#item-completed-error", line: 517, run: r_item_completed_error },
-        { rule: "codex-exec#item-completed", line: 551, run: r_item_completed },
+        { rule: "codex-exec#item-completed-agent-message", line: 336, run: r_item_completed_agent_message },
+        { rule: "codex-exec#item-completed-reasoning", line: 379, run: r_item_completed_reasoning },
+        { rule: "codex-exec#item-completed-command-execution", line: 411, run: r_item_completed_command_execution },
+        { rule: "codex-exec#item-completed-mcp-tool-call", line: 459, run: r_item_completed_mcp_tool_call },
+        { rule: "codex-exec#item-completed-todo-list", line: 496, run: r_item_completed_todo_list },
+        { rule: "codex-exec#item-completed-error", line: 524, run: r_item_completed_error },
+        { rule: "codex-exec#item-completed", line: 558, run: r_item_completed },
       ],
     },
   },

@@ -249,13 +249,15 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.call_id);
+  const s_cursorTool = h_cursor.cursorTool(m.tool_call);
+  const s_cursorToolTitle = h_cursor.cursorToolTitle(m.tool_call);
   if (cx.isNew("item")) {
-    const s_tool = h_cursor.cursorTool(m.tool_call);
+    const s_tool = s_cursorTool;
     const s_kind = map_toolKind(tagOf(m.tool_call));
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: h_cursor.cursorToolTitle(m.tool_call),
+      title: s_cursorToolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
@@ -270,12 +272,12 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
     });
   }
   if (cx.wasOpen("item")) {
-    const s_tool = h_cursor.cursorTool(m.tool_call);
+    const s_tool = s_cursorTool;
     const s_kind = map_toolKind(tagOf(m.tool_call));
     cx.emit("item.updated", {
       itemType: s_kind,
       status: "inProgress",
-      title: h_cursor.cursorToolTitle(m.tool_call),
+      title: s_cursorToolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
@@ -292,7 +294,7 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:347 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:350 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -323,19 +325,21 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
   return true;
 }
 
-/** mappings/cursor-cli.yaml:381 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:384 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.call_id);
+  const s_cursorTool = h_cursor.cursorTool(m.tool_call);
+  const s_cursorToolTitle = h_cursor.cursorToolTitle(m.tool_call);
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
-    const s_tool = h_cursor.cursorTool(m.tool_call);
+    const s_tool = s_cursorTool;
     const s_kind = map_toolKind(tagOf(m.tool_call));
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: h_cursor.cursorToolTitle(m.tool_call),
+      title: s_cursorToolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
@@ -354,12 +358,12 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
     delta: m.tool_call?.shellToolCall?.result?.success?.stdout,
   });
   if (!cx.isStale("item")) {
-    const s_tool = h_cursor.cursorTool(m.tool_call);
+    const s_tool = s_cursorTool;
     const s_kind = map_toolKind(tagOf(m.tool_call));
     cx.emit("item.completed", {
       itemType: s_kind,
       status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as any)?.result) ?? "(none)"), "failed"),
-      title: h_cursor.cursorToolTitle(m.tool_call),
+      title: s_cursorToolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
@@ -381,7 +385,7 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-cli.yaml:451 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:457 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -409,7 +413,7 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
   return true;
 }
 
-/** mappings/cursor-cli.yaml:479 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:485 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -424,7 +428,7 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/cursor-cli.yaml:509 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:515 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
@@ -491,13 +495,13 @@ export const table: SurfaceTable = {
       ],
       "tool_call": [
         { rule: "cursor-cli#tool-call-started", line: 289, run: r_tool_call_started },
-        { rule: "cursor-cli#tool-call-todos-completed", line: 347, run: r_tool_call_todos_completed },
-        { rule: "cursor-cli#tool-call-completed", line: 381, run: r_tool_call_completed },
-        { rule: "cursor-cli#tool-call-other", line: 451, run: r_tool_call_other },
+        { rule: "cursor-cli#tool-call-todos-completed", line: 350, run: r_tool_call_todos_completed },
+        { rule: "cursor-cli#tool-call-completed", line: 384, run: r_tool_call_completed },
+        { rule: "cursor-cli#tool-call-other", line: 457, run: r_tool_call_other },
       ],
       "result": [
-        { rule: "cursor-cli#result-success", line: 479, run: r_result_success },
-        { rule: "cursor-cli#result-failed", line: 509, run: r_result_failed },
+        { rule: "cursor-cli#result-success", line: 485, run: r_result_success },
+        { rule: "cursor-cli#result-failed", line: 515, run: r_result_failed },
       ],
     },
   },

@@ -64,256 +64,256 @@ describe("acp: table examples (mappings/acp.yaml)", () => {
   it("without an update it completes with the replayed turn, in the status it said (mappings/acp.yaml:691)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"Count."}}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Shell","kind":"execute","status":"completed"}}}], {"direction":"in","message":{"id":1,"result":{}}}, [{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"completed"}},{"type":"turn.completed","payload":{"state":"completed"}},{"type":"session.started"},{"type":"session.configured"},{"type":"session.state.changed"}]);
   });
-  it("tool-call-finished #1 (mappings/acp.yaml:757)", () => {
+  it("tool-call-finished #1 (mappings/acp.yaml:764)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Read a.txt","kind":"read","status":"completed"}}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"dynamic_tool_call","status":"inProgress"}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"dynamic_tool_call","status":"completed","title":"Read a.txt"}}]);
   });
-  it("a finished edit's diff updates the turn's diff (mappings/acp.yaml:761)", () => {
+  it("a finished edit's diff updates the turn's diff (mappings/acp.yaml:768)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c9","title":"Write b.md","kind":"edit","status":"completed","content":[{"type":"diff","path":"b.md","newText":"# B\n"}]}}}, [{"type":"turn.diff.updated","ids":["thread","turn","item"],"payload":{"unifiedDiff":"--- /dev/null\n+++ b/b.md\n@@ -0,0 +1,1 @@\n+# B\n"}},{"type":"item.started","payload":{"itemType":"file_change"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"completed"}}]);
   });
-  it("tool-call #1 (mappings/acp.yaml:832)", () => {
+  it("tool-call #1 (mappings/acp.yaml:844)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"bash","kind":"execute","status":"pending","rawInput":{"command":"ls"}}}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"bash","data":{"kind":"execute","rawInput":{"command":"ls"}}}}]);
   });
-  it("tool-call #2 (mappings/acp.yaml:835)", () => {
+  it("tool-call #2 (mappings/acp.yaml:847)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c2","title":"Edit a.py","kind":"edit"}}}, [{"type":"item.started","payload":{"itemType":"file_change"}}]);
   });
-  it("tool-call #3 (mappings/acp.yaml:838)", () => {
+  it("tool-call #3 (mappings/acp.yaml:850)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c3","title":"GET https://x","kind":"fetch"}}}, [{"type":"item.started","payload":{"itemType":"web_search"}}]);
   });
-  it("a repeated tool_call updates the item instead of starting it twice (mappings/acp.yaml:841)", () => {
+  it("a repeated tool_call updates the item instead of starting it twice (mappings/acp.yaml:853)", () => {
     check([{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"bash","kind":"execute"}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"ls -la","kind":"execute"}}}, [{"type":"item.updated","payload":{"itemType":"command_execution","title":"ls -la"}}]);
   });
-  it("tool-call-update-completed #1 (mappings/acp.yaml:891)", () => {
+  it("tool-call-update-completed #1 (mappings/acp.yaml:903)", () => {
     check([{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"bash","kind":"execute","status":"pending"}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"ok"}}]}}}, [{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"completed"}}]);
   });
-  it("an update for a tool call that already ended is kept as a warning carrying it (mappings/acp.yaml:895)", () => {
+  it("an update for a tool call that already ended is kept as a warning carrying it (mappings/acp.yaml:907)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"ls","kind":"execute","status":"completed"}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","rawOutput":"a.txt\n"}}}, [{"type":"runtime.warning","payload":{"message":"a tool_call_update for a tool call that already ended (the update is kept here)","detail":{"toolCallId":"c1","rawOutput":"a.txt\n"}}}]);
   });
-  it("a diff the tool_call carried joins the turn's diff when the call completes (mappings/acp.yaml:902)", () => {
+  it("a diff the tool_call carried joins the turn's diff when the call completes (mappings/acp.yaml:914)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c2","title":"edit","kind":"edit","status":"pending","content":[{"type":"diff","path":"/w/a.py","oldText":"a","newText":"b"}]}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c2","status":"completed"}}}, [{"type":"turn.diff.updated","payload":{"unifiedDiff":"--- a/w/a.py\n+++ b/w/a.py\n@@ -1,1 +1,1 @@\n-a\n+b\n"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"completed"}}]);
   });
-  it("diff content is kept in data (file_change) and the turn's diff is updated (mappings/acp.yaml:910)", () => {
+  it("diff content is kept in data (file_change) and the turn's diff is updated (mappings/acp.yaml:922)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c2","title":"edit","kind":"edit","status":"pending"}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c2","status":"completed","content":[{"type":"diff","path":"/w/a.py","oldText":"a","newText":"b"}]}}}, [{"type":"turn.diff.updated","ids":["thread","turn","item"],"payload":{"unifiedDiff":"--- a/w/a.py\n+++ b/w/a.py\n@@ -1,1 +1,1 @@\n-a\n+b\n"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"completed","data":{"content":[{"type":"diff","path":"/w/a.py","newText":"b"}]}}}]);
   });
-  it("a second edit in the same turn extends the turn's diff (a new file is /dev/null) (mappings/acp.yaml:933)", () => {
+  it("a second edit in the same turn extends the turn's diff (a new file is /dev/null) (mappings/acp.yaml:945)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c2","status":"completed","kind":"edit","content":[{"type":"diff","path":"/w/a.py","oldText":"a","newText":"b"}]}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c3","status":"completed","kind":"edit","content":[{"type":"diff","path":"/w/new.txt","newText":"hi\n"}]}}}, [{"type":"turn.diff.updated","payload":{"unifiedDiff":"--- a/w/a.py\n+++ b/w/a.py\n@@ -1,1 +1,1 @@\n-a\n+b\n--- /dev/null\n+++ b/w/new.txt\n@@ -0,0 +1,1 @@\n+hi\n"}},{"type":"item.completed","payload":{"itemType":"file_change"}}]);
   });
-  it("tool-call-update-failed #1 (mappings/acp.yaml:998)", () => {
+  it("tool-call-update-failed #1 (mappings/acp.yaml:1010)", () => {
     check([{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"bash","kind":"execute","status":"pending"}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed","kind":"execute"}}}, [{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"failed"}}]);
   });
-  it("tool-call-update #1 (mappings/acp.yaml:1035)", () => {
+  it("tool-call-update #1 (mappings/acp.yaml:1047)", () => {
     check([{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"bash","kind":"execute","status":"pending"}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","title":"ls","rawInput":{"command":"ls"}}}}, [{"type":"item.updated","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"ls"}}]);
   });
-  it("plan #1 (mappings/acp.yaml:1053)", () => {
+  it("plan #1 (mappings/acp.yaml:1065)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[{"content":"Read the code","priority":"high","status":"completed"},{"content":"Fix it","priority":"medium","status":"in_progress"},{"content":"Test","priority":"low","status":"pending"}]}}}, [{"type":"turn.plan.updated","ids":["thread"],"payload":{"plan":[{"step":"Read the code","status":"completed"},{"step":"Fix it","status":"inProgress"},{"step":"Test","status":"pending"}]}}]);
   });
-  it("usage-update #1 (mappings/acp.yaml:1074)", () => {
+  it("usage-update #1 (mappings/acp.yaml:1086)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"usage_update","used":1099,"size":200000,"cost":{"amount":0,"currency":"USD"}}}}, [{"type":"thread.token-usage.updated","ids":["thread"],"payload":{"usage":{"used":1099,"size":200000,"cost":{"amount":0,"currency":"USD"}},"context":{"usedTokens":1099,"windowTokens":200000}}}]);
   });
-  it("available-commands-update-ends-replay #1 (mappings/acp.yaml:1100)", () => {
+  it("available-commands-update-ends-replay #1 (mappings/acp.yaml:1112)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}},{"direction":"in","message":{"id":1,"result":{}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"Hi."}}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"available_commands_update","availableCommands":[]}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}},{"type":"session.configured","payload":{"config":{"availableCommands":[]}}}]);
   });
-  it("available-commands-update #1 (mappings/acp.yaml:1120)", () => {
+  it("available-commands-update #1 (mappings/acp.yaml:1132)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"init","description":"Create AGENTS.md"}]}}}, [{"type":"session.configured","ids":["thread"],"payload":{"config":{"sessionId":"s1","availableCommands":[{"name":"init"}]}}}]);
   });
-  it("current-mode-update #1 (mappings/acp.yaml:1136)", () => {
+  it("current-mode-update #1 (mappings/acp.yaml:1148)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"current_mode_update","currentModeId":"plan"}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","currentModeId":"plan"}}}]);
   });
-  it("config-option-update #1 (mappings/acp.yaml:1151)", () => {
+  it("config-option-update #1 (mappings/acp.yaml:1163)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"model","name":"Model","type":"select","currentValue":"m1","options":[{"value":"m1","name":"M1"}]}]}}}, [{"type":"session.configured","payload":{"config":{"configOptions":[{"id":"model","currentValue":"m1"}]}}}]);
   });
-  it("session-info-update #1 (mappings/acp.yaml:1167)", () => {
+  it("session-info-update #1 (mappings/acp.yaml:1179)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"session_info_update","title":"Fix the login bug","updatedAt":"2026-03-01T01:36:39Z"}}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"name":"Fix the login bug","metadata":{"updatedAt":"2026-03-01T01:36:39Z"}}}]);
   });
-  it("notice-error #1 (mappings/acp.yaml:1186)", () => {
+  it("notice-error #1 (mappings/acp.yaml:1198)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"notice","severity":"error","title":"Model overloaded","description":"retry later"}}}, [{"type":"runtime.error","ids":["thread"],"payload":{"class":"provider_error","message":"Model overloaded","detail":{"description":"retry later"}}}]);
   });
-  it("notice #1 (mappings/acp.yaml:1203)", () => {
+  it("notice #1 (mappings/acp.yaml:1215)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"notice","severity":"warning","title":"Context almost full"}}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"Context almost full","detail":{"severity":"warning"}}}]);
   });
-  it("compaction-completed #1 (mappings/acp.yaml:1230)", () => {
+  it("compaction-completed #1 (mappings/acp.yaml:1242)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"compaction_update","compactionId":"k1","status":"completed"}}}, [{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"context_compaction","status":"completed"}},{"type":"thread.state.changed","payload":{"state":"compacted"}}]);
   });
-  it("compaction-ended #1 (mappings/acp.yaml:1252)", () => {
+  it("compaction-ended #1 (mappings/acp.yaml:1264)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"compaction_update","compactionId":"k1","status":"failed","error":"too large"}}}, [{"type":"item.completed","payload":{"itemType":"context_compaction","status":"failed","detail":"too large"}}]);
   });
-  it("compaction-update #1 (mappings/acp.yaml:1277)", () => {
+  it("compaction-update #1 (mappings/acp.yaml:1289)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"compaction_update","compactionId":"k1","status":"in_progress"}}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"context_compaction","status":"inProgress"}}]);
   });
-  it("compaction-summary-chunk #1 (mappings/acp.yaml:1296)", () => {
+  it("compaction-summary-chunk #1 (mappings/acp.yaml:1308)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"compaction_summary_chunk","compactionId":"k1","content":{"type":"text","text":"Summary: "}}}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"unknown","delta":"Summary: "}}]);
   });
-  it("request-permission #1 (mappings/acp.yaml:1344)", () => {
+  it("request-permission #1 (mappings/acp.yaml:1356)", () => {
     check([], {"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"rm README.md","kind":"execute","status":"pending"},"options":[{"optionId":"once","name":"Allow once","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"rm README.md"}},{"type":"request.opened","ids":["thread","item","request"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"options":[{"optionId":"once","kind":"allow_once"},{"optionId":"reject","kind":"reject_once"}]}}}]);
   });
-  it("request-permission #2 (mappings/acp.yaml:1348)", () => {
+  it("request-permission #2 (mappings/acp.yaml:1360)", () => {
     check([], {"id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c2","title":"a.py","kind":"edit"},"options":[]}}, [{"type":"item.started","payload":{"itemType":"file_change","title":"a.py"}},{"type":"request.opened","payload":{"requestType":"file_change_approval"}}]);
   });
-  it("without a kind in the request, the kind of the tool call it names (mappings/acp.yaml:1352)", () => {
+  it("without a kind in the request, the kind of the tool call it names (mappings/acp.yaml:1364)", () => {
     check([{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c3","title":"rm x","kind":"execute","status":"pending"}}}], {"id":2,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c3"},"options":[]}}, [{"type":"request.opened","ids":["thread","item","request"],"payload":{"requestType":"command_execution_approval"}}]);
   });
-  it("a tool call the request opened ends declined when the user rejects it (mappings/acp.yaml:1384)", () => {
+  it("a tool call the request opened ends declined when the user rejects it (mappings/acp.yaml:1396)", () => {
     check([{"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","kind":"execute","title":"rm x"},"options":[{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}], {"direction":"out","message":{"id":0,"result":{"outcome":{"outcome":"selected","optionId":"reject"}}}}, [{"type":"request.resolved","ids":["thread","item","request"],"payload":{"decision":"reject_once"}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"declined","detail":"reject_once"}}]);
   });
-  it("or cancels it (mappings/acp.yaml:1390)", () => {
+  it("or cancels it (mappings/acp.yaml:1402)", () => {
     check([{"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","kind":"execute"},"options":[]}}], {"direction":"out","message":{"id":0,"result":{"outcome":{"outcome":"cancelled"}}}}, [{"type":"request.resolved","payload":{"decision":"cancelled"}},{"type":"item.completed","payload":{"status":"declined","detail":"cancelled"}}]);
   });
-  it("request-permission-response #1 (mappings/acp.yaml:1413)", () => {
+  it("request-permission-response #1 (mappings/acp.yaml:1425)", () => {
     check([{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"bash","kind":"execute","status":"pending"}}},{"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","kind":"execute"},"options":[{"optionId":"once","name":"Allow once","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}], {"direction":"out","message":{"id":0,"result":{"outcome":{"outcome":"selected","optionId":"reject"}}}}, [{"type":"request.resolved","ids":["thread","item","request"],"payload":{"requestType":"command_execution_approval","decision":"reject_once","resolution":{"outcome":{"optionId":"reject"}}}}]);
   });
-  it("request-permission-response #2 (mappings/acp.yaml:1419)", () => {
+  it("request-permission-response #2 (mappings/acp.yaml:1431)", () => {
     check([{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"bash","kind":"execute","status":"pending"}}},{"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","kind":"execute"},"options":[{"optionId":"once","name":"Allow once","kind":"allow_once"}]}}], {"direction":"out","message":{"id":0,"result":{"outcome":{"outcome":"cancelled"}}}}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
-  it("elicitation-request #1 (mappings/acp.yaml:1449)", () => {
+  it("elicitation-request #1 (mappings/acp.yaml:1461)", () => {
     check([], {"id":5,"method":"elicitation/create","params":{"sessionId":"s1","mode":"form","message":"Which branch?","requestedSchema":{"type":"object","properties":{"branch":{"type":"string"}}}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Which branch?"}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Which branch?"}}}]);
   });
-  it("elicitation-response #1 (mappings/acp.yaml:1472)", () => {
+  it("elicitation-response #1 (mappings/acp.yaml:1484)", () => {
     check([{"id":5,"method":"elicitation/create","params":{"sessionId":"s1","mode":"form","message":"Which branch?","requestedSchema":{"type":"object","properties":{}}}}], {"direction":"out","message":{"id":5,"result":{"action":"accept","content":{"branch":"main"}}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"action":"accept","content":{"branch":"main"}}}}]);
   });
-  it("an error answer to an extension request comes here (the longer `cursor/*` pattern row wants a result) (mappings/acp.yaml:1497)", () => {
+  it("an error answer to an extension request comes here (the longer `cursor/*` pattern row wants a result) (mappings/acp.yaml:1509)", () => {
     check([{"id":9,"method":"cursor/new_request","params":{}}], {"direction":"out","message":{"id":9,"error":{"code":-32601,"message":"Method not found"}}}, [{"type":"runtime.warning","payload":{"message":"Method not found","detail":{"code":-32601}}}]);
   });
-  it("agent-request-failed #2 (mappings/acp.yaml:1502)", () => {
+  it("agent-request-failed #2 (mappings/acp.yaml:1514)", () => {
     check([{"id":1,"method":"fs/write_text_file","params":{"sessionId":"s1","path":"/w/a.py","content":"x"}}], {"direction":"out","message":{"id":1,"error":{"code":-32601,"message":"Method not supported: fs/write_text_file"}}}, [{"type":"runtime.warning","payload":{"message":"Method not supported: fs/write_text_file","detail":{"code":-32601}}}]);
   });
-  it("agent-request-failed #3 (mappings/acp.yaml:1506)", () => {
+  it("agent-request-failed #3 (mappings/acp.yaml:1518)", () => {
     check([{"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","kind":"execute"},"options":[]}}], {"direction":"out","message":{"id":0,"error":{"code":-32603,"message":"no UI"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}},{"type":"runtime.warning","payload":{"message":"no UI"}}]);
   });
-  it("cursor-ask-question #1 (mappings/acp.yaml:1539)", () => {
+  it("cursor-ask-question #1 (mappings/acp.yaml:1551)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}},{"direction":"in","message":{"id":1,"result":{"sessionId":"s1"}}}], {"id":7,"method":"cursor/ask_question","params":{"toolCallId":"t1","title":"Database","questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"},{"id":"my","label":"MySQL"}],"allowMultiple":false}]}}, [{"type":"request.opened","ids":["thread","item","request"],"payload":{"requestType":"tool_user_input","detail":"Database","args":{"toolCallId":"t1"}}},{"type":"user-input.requested","ids":["thread","item","request"],"payload":{"questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg"},{"id":"my"}]}]}}]);
   });
-  it("cursor-ask-question-answer #1 (mappings/acp.yaml:1564)", () => {
+  it("cursor-ask-question-answer #1 (mappings/acp.yaml:1576)", () => {
     check([{"id":7,"method":"cursor/ask_question","params":{"toolCallId":"t1","questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"}]}]}}], {"direction":"out","message":{"id":7,"result":{"outcome":{"outcome":"answered","answers":[{"questionId":"q1","selectedOptionIds":["pg"]}]}}}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","ids":["item","request"],"payload":{"answers":{"outcome":"answered","answers":[{"questionId":"q1","selectedOptionIds":["pg"]}]}}}]);
   });
-  it("cursor-ask-question-answer #2 (mappings/acp.yaml:1569)", () => {
+  it("cursor-ask-question-answer #2 (mappings/acp.yaml:1581)", () => {
     check([{"id":7,"method":"cursor/ask_question","params":{"questions":[]}}], {"direction":"out","message":{"id":7,"result":{"outcome":{"outcome":"skipped","reason":"no UI"}}}}, [{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"cancelled"}},{"type":"user-input.resolved","payload":{"answers":{"outcome":"skipped","reason":"no UI"}}}]);
   });
-  it("cursor-create-plan #1 (mappings/acp.yaml:1603)", () => {
+  it("cursor-create-plan #1 (mappings/acp.yaml:1615)", () => {
     check([], {"id":8,"method":"cursor/create_plan","params":{"toolCallId":"t2","name":"Add auth","overview":"JWT login","plan":"# Plan\n1. Add route","todos":[{"id":"a","content":"Add route","status":"pending"},{"id":"b","content":"Write tests","status":"in_progress"}]}}, [{"type":"turn.plan.updated","ids":["item","request"],"payload":{"explanation":"JWT login","plan":[{"step":"Add route","status":"pending"},{"step":"Write tests","status":"inProgress"}]}},{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"tool_user_input","detail":"Add auth","args":{"plan":"# Plan\n1. Add route"}}}]);
   });
-  it("cursor-create-plan-answer #1 (mappings/acp.yaml:1624)", () => {
+  it("cursor-create-plan-answer #1 (mappings/acp.yaml:1636)", () => {
     check([{"id":8,"method":"cursor/create_plan","params":{"toolCallId":"t2","plan":"p","todos":[]}}], {"direction":"out","message":{"id":8,"result":{"outcome":{"outcome":"rejected","reason":"too big"}}}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"tool_user_input","decision":"reject_once","resolution":{"outcome":{"outcome":"rejected","reason":"too big"}}}}]);
   });
-  it("cursor-update-todos #1 (mappings/acp.yaml:1641)", () => {
+  it("cursor-update-todos #1 (mappings/acp.yaml:1653)", () => {
     check([], {"method":"cursor/update_todos","params":{"toolCallId":"t3","merge":false,"todos":[{"id":"a","content":"Read code","status":"completed"},{"id":"b","content":"Fix bug","status":"pending"},{"id":"c","content":"Old idea","status":"cancelled"}]}}, [{"type":"turn.plan.updated","payload":{"plan":[{"step":"Read code","status":"completed"},{"step":"Fix bug","status":"pending"},{"step":"Old idea","status":"completed"}]}}]);
   });
-  it("merge updates the known todos by id and keeps the others (mappings/acp.yaml:1644)", () => {
+  it("merge updates the known todos by id and keeps the others (mappings/acp.yaml:1656)", () => {
     check([{"method":"cursor/update_todos","params":{"toolCallId":"t3","merge":false,"todos":[{"id":"a","content":"Read code","status":"completed"},{"id":"b","content":"Fix bug","status":"pending"}]}}], {"method":"cursor/update_todos","params":{"toolCallId":"t4","merge":true,"todos":[{"id":"b","content":"Fix bug","status":"in_progress"},{"id":"d","content":"Test","status":"pending"}]}}, [{"type":"turn.plan.updated","payload":{"plan":[{"step":"Read code","status":"completed"},{"step":"Fix bug","status":"inProgress"},{"step":"Test","status":"pending"}]}}]);
   });
-  it("cursor-task-completed #1 (mappings/acp.yaml:1674)", () => {
+  it("cursor-task-completed #1 (mappings/acp.yaml:1686)", () => {
     check([], {"method":"cursor/task","params":{"toolCallId":"t5","description":"Explore the repo","prompt":"Find the auth code","subagentType":"explore","model":"fast","agentId":"ag1","durationMs":5120}}, [{"type":"task.started","ids":["parent"],"payload":{"description":"Explore the repo","taskType":"explore"}},{"type":"task.completed","ids":["parent"],"payload":{"status":"completed","summary":"Explore the repo","usage":{"durationMs":5120}}}]);
   });
-  it("a custom subagent type (mappings/acp.yaml:1678)", () => {
+  it("a custom subagent type (mappings/acp.yaml:1690)", () => {
     check([], {"method":"cursor/task","params":{"toolCallId":"t6","description":"Review","prompt":"p","subagentType":{"custom":"reviewer"},"durationMs":10}}, [{"type":"task.started","payload":{"taskType":"reviewer"}},{"type":"task.completed","payload":{"status":"completed"}}]);
   });
-  it("cursor-task #1 (mappings/acp.yaml:1703)", () => {
+  it("cursor-task #1 (mappings/acp.yaml:1715)", () => {
     check([], {"method":"cursor/task","params":{"toolCallId":"t7","description":"Run the tests","prompt":"npm test","subagentType":"shell"}}, [{"type":"task.started","ids":["parent"],"payload":{"description":"Run the tests","taskType":"shell"}}]);
   });
-  it("the completion of a started task (mappings/acp.yaml:1706)", () => {
+  it("the completion of a started task (mappings/acp.yaml:1718)", () => {
     check([{"method":"cursor/task","params":{"toolCallId":"t7","description":"Run the tests","prompt":"npm test","subagentType":"shell"}}], {"method":"cursor/task","params":{"toolCallId":"t7","description":"Run the tests","prompt":"npm test","subagentType":"shell","durationMs":900}}, [{"type":"task.completed","ids":["parent"],"payload":{"status":"completed"}}]);
   });
-  it("cursor-generate-image #1 (mappings/acp.yaml:1734)", () => {
+  it("cursor-generate-image #1 (mappings/acp.yaml:1746)", () => {
     check([], {"method":"cursor/generate_image","params":{"toolCallId":"t8","description":"a red fox","filePath":"/w/fox.png"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"image_view","status":"inProgress"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"image_view","status":"completed","title":"a red fox","detail":"/w/fox.png"}}]);
   });
-  it("extension-notification #1 (mappings/acp.yaml:1748)", () => {
+  it("extension-notification #1 (mappings/acp.yaml:1760)", () => {
     check([], {"method":"cursor/new_thing","params":{"x":1}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/new_thing","params":{"x":1}}}}]);
   });
-  it("extension-notification #2 (mappings/acp.yaml:1751)", () => {
+  it("extension-notification #2 (mappings/acp.yaml:1763)", () => {
     check([], {"method":"_zed/hint","params":{}}, [{"type":"runtime.warning","payload":{"detail":{"method":"_zed/hint"}}}]);
   });
-  it("extension-request #1 (mappings/acp.yaml:1764)", () => {
+  it("extension-request #1 (mappings/acp.yaml:1776)", () => {
     check([], {"id":9,"method":"cursor/new_request","params":{"a":"b"}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/new_request","id":9}}}]);
   });
-  it("extension-request-answer #1 (mappings/acp.yaml:1779)", () => {
+  it("extension-request-answer #1 (mappings/acp.yaml:1791)", () => {
     check([{"id":9,"method":"cursor/new_request","params":{}}], {"direction":"out","message":{"id":9,"result":{"ok":true}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/new_request","result":{"ok":true}}}}]);
   });
-  it("client-extension-request #1 (mappings/acp.yaml:1793)", () => {
+  it("client-extension-request #1 (mappings/acp.yaml:1805)", () => {
     check([], {"direction":"out","message":{"id":3,"method":"cursor/list_available_models","params":{}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/list_available_models","id":3}}}]);
   });
-  it("client-extension-answer #1 (mappings/acp.yaml:1808)", () => {
+  it("client-extension-answer #1 (mappings/acp.yaml:1820)", () => {
     check([{"direction":"out","message":{"id":3,"method":"cursor/list_available_models","params":{}}}], {"direction":"in","message":{"id":3,"result":{"models":[]}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/list_available_models","result":{"models":[]}}}}]);
   });
-  it("client-extension-notification #1 (mappings/acp.yaml:1822)", () => {
+  it("client-extension-notification #1 (mappings/acp.yaml:1834)", () => {
     check([], {"direction":"out","message":{"method":"_client/ping","params":{}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"_client/ping"}}}]);
   });
-  it("after a replay the agent answered early (no answer ends its last turn), the prompt ends that turn first (mappings/acp.yaml:1844)", () => {
+  it("after a replay the agent answered early (no answer ends its last turn), the prompt ends that turn first (mappings/acp.yaml:1856)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}},{"direction":"in","message":{"id":1,"result":{}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"Remember 42."}}}}], {"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"Which?"}]}}}, [{"type":"turn.completed","payload":{"state":"completed"}},{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","text":"Which?"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("prompt #1 (mappings/acp.yaml:1883)", () => {
+  it("prompt #1 (mappings/acp.yaml:1898)", () => {
     check([], {"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"Say hello."}]}}}, [{"type":"turn.started","ids":["thread","turn"],"payload":{}},{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"user_message","text":"Say hello."}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"user_message","status":"completed","text":"Say hello."}}]);
   });
-  it("a resource link is the item's input (mappings/acp.yaml:1888)", () => {
+  it("a resource link is the item's input (mappings/acp.yaml:1903)", () => {
     check([], {"direction":"out","message":{"id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"Read "},{"type":"resource_link","uri":"file:///w/a.md","name":"a.md"}]}}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","text":"Read ","input":[{"type":"resource_link","uri":"file:///w/a.md"}]}},{"type":"item.completed","payload":{"itemType":"user_message","text":"Read "}}]);
   });
-  it("nothing is emitted; the replayed user message then opens a turn (mappings/acp.yaml:1903)", () => {
+  it("nothing is emitted; the replayed user message then opens a turn (mappings/acp.yaml:1918)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("cancel #1 (mappings/acp.yaml:1923)", () => {
+  it("cancel #1 (mappings/acp.yaml:1938)", () => {
     check([], {"direction":"out","message":{"method":"session/cancel","params":{"sessionId":"s1"}}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"the client cancelled the prompt turn (session/cancel)"}}]);
   });
-  it("initialize-response #1 (mappings/acp.yaml:1942)", () => {
+  it("initialize-response #1 (mappings/acp.yaml:1957)", () => {
     check([{"direction":"out","message":{"id":0,"method":"initialize","params":{"protocolVersion":1}}}], {"direction":"in","message":{"id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[{"id":"login","name":"Login"}]}}}, [{"type":"session.configured","payload":{"config":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[{"id":"login"}]}}}]);
   });
-  it("authenticate-failed #1 (mappings/acp.yaml:1963)", () => {
+  it("authenticate-failed #1 (mappings/acp.yaml:1978)", () => {
     check([{"direction":"out","message":{"id":2,"method":"authenticate","params":{"methodId":"cursor_login"}}}], {"direction":"in","message":{"id":2,"error":{"code":-32000,"message":"Authentication required"}}}, [{"type":"auth.status","payload":{"isAuthenticating":false,"error":"Authentication required"}},{"type":"runtime.error","payload":{"class":"permission_error","message":"Authentication required"}}]);
   });
-  it("authenticate-response #1 (mappings/acp.yaml:1977)", () => {
+  it("authenticate-response #1 (mappings/acp.yaml:1992)", () => {
     check([{"direction":"out","message":{"id":2,"method":"authenticate","params":{"methodId":"cursor_login"}}}], {"direction":"in","message":{"id":2,"result":{}}}, [{"type":"auth.status","payload":{"isAuthenticating":false}}]);
   });
-  it("session-new-response #1 (mappings/acp.yaml:2005)", () => {
+  it("session-new-response #1 (mappings/acp.yaml:2020)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"result":{"sessionId":"s1","modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"}]}}}}, [{"type":"session.started","payload":{}},{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s1"}},{"type":"session.configured","payload":{"config":{"sessionId":"s1","modes":{"currentModeId":"ask"},"cwd":"/w"}}},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("the session's models (the session-model API's `models`, outside the pinned schema) and the current model (mappings/acp.yaml:2012)", () => {
+  it("the session's models (the session-model API's `models`, outside the pinned schema) and the current model (mappings/acp.yaml:2027)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"result":{"sessionId":"s1","models":{"availableModels":[{"modelId":"opus","name":"Opus"}],"currentModelId":"opus"}}}}, [{"type":"session.started"},{"type":"thread.started"},{"type":"session.configured","payload":{"config":{"models":{"currentModelId":"opus"}},"model":"opus"}},{"type":"session.state.changed"}]);
   });
-  it("session-load-response #1 (mappings/acp.yaml:2053)", () => {
+  it("session-load-response #1 (mappings/acp.yaml:2068)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"result":{}}}, [{"type":"session.started","payload":{"resume":{"sessionId":"s7","method":"session/load"}}},{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s7"}},{"type":"session.configured","payload":{"config":{"sessionId":"s7"}}},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("the answer ends the last replayed turn (mappings/acp.yaml:2060)", () => {
+  it("the answer ends the last replayed turn (mappings/acp.yaml:2075)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":"Hello."}}}}], {"direction":"in","message":{"id":1,"result":{}}}, [{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}},{"type":"session.started","payload":{"resume":{"sessionId":"s7","method":"session/load"}}},{"type":"session.configured"},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("session-load-failed #1 (mappings/acp.yaml:2097)", () => {
+  it("session-load-failed #1 (mappings/acp.yaml:2112)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"error":{"code":-32002,"message":"Session not found"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Session not found"}}]);
   });
-  it("a failure after part of the history was replayed ends the last replayed turn failed (mappings/acp.yaml:2101)", () => {
+  it("a failure after part of the history was replayed ends the last replayed turn failed (mappings/acp.yaml:2116)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}}], {"direction":"in","message":{"id":1,"error":{"code":-32603,"message":"Internal error"}}}, [{"type":"runtime.error","payload":{"message":"Internal error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"Internal error"}}]);
   });
-  it("session-close-response #1 (mappings/acp.yaml:2123)", () => {
+  it("session-close-response #1 (mappings/acp.yaml:2138)", () => {
     check([{"direction":"out","message":{"id":9,"method":"session/close","params":{"sessionId":"s1"}}}], {"direction":"in","message":{"id":9,"result":{}}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"closed","detail":{"method":"session/close"}}}]);
   });
-  it("set-mode-response #1 (mappings/acp.yaml:2141)", () => {
+  it("set-mode-response #1 (mappings/acp.yaml:2156)", () => {
     check([{"direction":"out","message":{"id":4,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}}], {"direction":"in","message":{"id":4,"result":{}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","currentModeId":"plan"}}}]);
   });
-  it("set-model-response #1 (mappings/acp.yaml:2159)", () => {
+  it("set-model-response #1 (mappings/acp.yaml:2174)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/set_model","params":{"sessionId":"s1","modelId":"opus"}}}], {"direction":"in","message":{"id":3,"result":{}}}, [{"type":"session.configured","ids":["thread"],"payload":{"config":{"sessionId":"s1","currentModelId":"opus"},"model":"opus"}}]);
   });
-  it("set-config-option-response #1 (mappings/acp.yaml:2176)", () => {
+  it("set-config-option-response #1 (mappings/acp.yaml:2191)", () => {
     check([{"direction":"out","message":{"id":4,"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m2"}}}], {"direction":"in","message":{"id":4,"result":{"configOptions":[{"id":"model","name":"Model","type":"select","currentValue":"m2","options":[]}]}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","configOptions":[{"currentValue":"m2"}]}}}]);
   });
-  it("prompt-failed #1 (mappings/acp.yaml:2203)", () => {
+  it("prompt-failed #1 (mappings/acp.yaml:2218)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"error":{"code":-32603,"message":"Internal error"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Internal error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"Internal error"}}]);
   });
-  it("prompt-response #1 (mappings/acp.yaml:2224)", () => {
+  it("prompt-response #1 (mappings/acp.yaml:2239)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"end_turn"}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("prompt-response #2 (mappings/acp.yaml:2228)", () => {
+  it("prompt-response #2 (mappings/acp.yaml:2243)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"cancelled"}}}, [{"type":"turn.completed","payload":{"state":"cancelled","stopReason":"cancelled"}}]);
   });
-  it("prompt-response #3 (mappings/acp.yaml:2232)", () => {
+  it("prompt-response #3 (mappings/acp.yaml:2247)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"refusal"}}}, [{"type":"turn.completed","payload":{"state":"failed","stopReason":"refusal"}}]);
   });
-  it("prompt-response #4 (mappings/acp.yaml:2236)", () => {
+  it("prompt-response #4 (mappings/acp.yaml:2251)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"max_tokens"}}}, [{"type":"turn.completed","payload":{"state":"completed","stopReason":"max_tokens"}}]);
   });
-  it("a tool call the turn left open is completed as failed first (mappings/acp.yaml:2240)", () => {
+  it("a tool call the turn left open is completed as failed first (mappings/acp.yaml:2255)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"sleep","kind":"execute"}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"cancelled"}}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"cancelled"}}]);
   });
-  it("the turn's text items complete with it (status completed), its open tool calls fail (mappings/acp.yaml:2248)", () => {
+  it("the turn's text items complete with it (status completed), its open tool calls fail (mappings/acp.yaml:2263)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"Hmm"}}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Hi"}}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"sleep","kind":"execute"}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"end_turn"}}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"reasoning","status":"completed"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("client-request-unsupported #1 (mappings/acp.yaml:2273)", () => {
+  it("client-request-unsupported #1 (mappings/acp.yaml:2288)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}}], {"direction":"in","message":{"id":3,"error":{"code":-32601,"message":"Method not found"}}}, [{"type":"runtime.warning","payload":{"message":"Method not found","detail":{"code":-32601}}}]);
   });
-  it("client-request-failed #1 (mappings/acp.yaml:2290)", () => {
+  it("client-request-failed #1 (mappings/acp.yaml:2305)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":3,"error":{"code":-32602,"message":"Invalid params"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Invalid params"}}]);
   });
 });

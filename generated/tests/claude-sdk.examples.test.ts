@@ -235,193 +235,193 @@ describe("claude-sdk: table examples (mappings/claude-sdk.yaml)", () => {
   it("assistant-thinking #3 (mappings/claude-sdk.yaml:1583)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Think."}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"thinking","thinking":"Think.","signature":"c2ln"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-tool-use #1 (mappings/claude-sdk.yaml:1633)", () => {
+  it("assistant-tool-use #1 (mappings/claude-sdk.yaml:1636)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls -la"}}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"ls -la","data":{"name":"Bash"}}}]);
   });
-  it("assistant-tool-use #2 (mappings/claude-sdk.yaml:1636)", () => {
+  it("assistant-tool-use #2 (mappings/claude-sdk.yaml:1639)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Edit","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Edit","input":{"file_path":"/w/a.py","old_string":"a","new_string":"b"}}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"file_change","title":"/w/a.py"}}]);
   });
-  it("assistant-tool-use #3 (mappings/claude-sdk.yaml:1642)", () => {
+  it("assistant-tool-use #3 (mappings/claude-sdk.yaml:1645)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_2","name":"mcp__docs__search","input":{"q":"x"}}]},"parent_tool_use_id":"toolu_0","uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item","parent"],"payload":{"itemType":"mcp_tool_call"}}]);
   });
-  it("assistant-server-tool-result #1 (mappings/claude-sdk.yaml:1663)", () => {
+  it("assistant-server-tool-result #1 (mappings/claude-sdk.yaml:1666)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"web_search","status":"completed"}}]);
   });
-  it("assistant-other #1 (mappings/claude-sdk.yaml:1682)", () => {
+  it("assistant-other #1 (mappings/claude-sdk.yaml:1685)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"compaction","content":"summary"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"context_compaction"}},{"type":"item.completed","payload":{"itemType":"context_compaction","status":"completed"}}]);
   });
-  it("stream-message-start #1 (mappings/claude-sdk.yaml:1713)", () => {
+  it("stream-message-start #1 (mappings/claude-sdk.yaml:1716)", () => {
     check([], {"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}, []);
   });
-  it("a streamed retry of a message cut off mid-block supersedes the cut-off block (mappings/claude-sdk.yaml:1715)", () => {
+  it("a streamed retry of a message cut off mid-block supersedes the cut-off block (mappings/claude-sdk.yaml:1718)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_A","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"A retry rep"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_B","content":[]}},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"superseded","data":{"abandonedMessageId":"msg_A","retryMessageId":"msg_B"}}}]);
   });
-  it("stream-message-delta #1 (mappings/claude-sdk.yaml:1734)", () => {
+  it("stream-message-delta #1 (mappings/claude-sdk.yaml:1737)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":3,"output_tokens":10}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"thread.token-usage.updated","payload":{"usage":{"messageId":"msg_1","stopReason":"end_turn","usage":{"output_tokens":10}}}}]);
   });
-  it("a text block cut off mid-stream ends as superseded at the message_stop that abandons it (mappings/claude-sdk.yaml:1763)", () => {
+  it("a text block cut off mid-stream ends as superseded at the message_stop that abandons it (mappings/claude-sdk.yaml:1766)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"A retry rep"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}], {"type":"stream_event","event":{"type":"message_stop"},"parent_tool_use_id":null,"uuid":"u5","session_id":"s1","abandoned_blocks":{"api_message_id":"msg_1","from_block_index":0}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"superseded"}}]);
   });
-  it("stream-message-stop #1 (mappings/claude-sdk.yaml:1788)", () => {
+  it("stream-message-stop #1 (mappings/claude-sdk.yaml:1791)", () => {
     check([], {"type":"stream_event","event":{"type":"message_stop"},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}, []);
   });
-  it("stream-block-start-tool #1 (mappings/claude-sdk.yaml:1810)", () => {
+  it("stream-block-start-tool #1 (mappings/claude-sdk.yaml:1813)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"Bash"}}]);
   });
-  it("stream-block-start-tool #2 (mappings/claude-sdk.yaml:1814)", () => {
+  it("stream-block-start-tool #2 (mappings/claude-sdk.yaml:1817)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_2","name":"TodoWrite","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"plan"}}]);
   });
-  it("stream-block-start-tool #3 (mappings/claude-sdk.yaml:1817)", () => {
+  it("stream-block-start-tool #3 (mappings/claude-sdk.yaml:1820)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_3","name":"Task","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"collab_agent_tool_call"}}]);
   });
-  it("stream-block-start-tool-result #1 (mappings/claude-sdk.yaml:1834)", () => {
+  it("stream-block-start-tool-result #1 (mappings/claude-sdk.yaml:1837)", () => {
     check([{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.completed","payload":{"itemType":"web_search","status":"completed"}}]);
   });
-  it("stream-block-start #1 (mappings/claude-sdk.yaml:1854)", () => {
+  it("stream-block-start #1 (mappings/claude-sdk.yaml:1857)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message","status":"inProgress"}}]);
   });
-  it("stream-block-start #2 (mappings/claude-sdk.yaml:1858)", () => {
+  it("stream-block-start #2 (mappings/claude-sdk.yaml:1861)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"reasoning"}}]);
   });
-  it("stream-text-delta #1 (mappings/claude-sdk.yaml:1873)", () => {
+  it("stream-text-delta #1 (mappings/claude-sdk.yaml:1876)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"Hel"}}]);
   });
-  it("stream-thinking-delta #1 (mappings/claude-sdk.yaml:1890)", () => {
+  it("stream-thinking-delta #1 (mappings/claude-sdk.yaml:1893)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Hm"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"reasoning_text","delta":"Hm"}}]);
   });
-  it("stream-input-json-delta-empty #1 (mappings/claude-sdk.yaml:1907)", () => {
+  it("stream-input-json-delta-empty #1 (mappings/claude-sdk.yaml:1910)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("stream-input-json-delta #1 (mappings/claude-sdk.yaml:1926)", () => {
+  it("stream-input-json-delta #1 (mappings/claude-sdk.yaml:1929)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"l"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","data":{"partialJson":"{\"command\": \"l"}}}]);
   });
-  it("chunks accumulate; the input appears once it parses (mappings/claude-sdk.yaml:1932)", () => {
+  it("chunks accumulate; the input appears once it parses (mappings/claude-sdk.yaml:1935)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": "}},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"ls\"}"}},"parent_tool_use_id":null,"uuid":"u5","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","data":{"partialJson":"\"ls\"}","input":{"command":"ls"}}}}]);
   });
-  it("stream-other-delta #1 (mappings/claude-sdk.yaml:1957)", () => {
+  it("stream-other-delta #1 (mappings/claude-sdk.yaml:1960)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"c2ln"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"reasoning","data":{"type":"signature_delta","signature":"c2ln"}}}]);
   });
-  it("stream-other-delta #2 (mappings/claude-sdk.yaml:1963)", () => {
+  it("stream-other-delta #2 (mappings/claude-sdk.yaml:1966)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"cited_text":"x"}}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","payload":{"itemType":"assistant_message","data":{"type":"citations_delta"}}}]);
   });
-  it("stream-block-stop-unanswered #1 (mappings/claude-sdk.yaml:1988)", () => {
+  it("stream-block-stop-unanswered #1 (mappings/claude-sdk.yaml:1991)", () => {
     check([{"type":"system","subtype":"init","claude_code_version":"2.1.333","session_id":"s1","uuid":"u0","cwd":"/w","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","output_style":"default","skills":[],"plugins":[]},{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("Claude Code 2.1.62 (SDK 0.2.62) closes a text block at its stop (mappings/claude-sdk.yaml:2010)", () => {
+  it("Claude Code 2.1.62 (SDK 0.2.62) closes a text block at its stop (mappings/claude-sdk.yaml:2013)", () => {
     check([{"type":"system","subtype":"init","claude_code_version":"2.1.62","session_id":"s1","uuid":"u0","cwd":"/w","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","output_style":"default","skills":[],"plugins":[]},{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed"}}]);
   });
-  it("stream-block-stop #2 (mappings/claude-sdk.yaml:2019)", () => {
+  it("stream-block-stop #2 (mappings/claude-sdk.yaml:2022)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("tool-progress #1 (mappings/claude-sdk.yaml:2035)", () => {
+  it("tool-progress #1 (mappings/claude-sdk.yaml:2038)", () => {
     check([], {"type":"tool_progress","tool_use_id":"toolu_1","tool_name":"Bash","parent_tool_use_id":null,"elapsed_time_seconds":12,"uuid":"u1","session_id":"s1"}, [{"type":"tool.progress","ids":["item"],"payload":{"toolUseId":"toolu_1","toolName":"Bash","elapsedSeconds":12}}]);
   });
-  it("tool-use-summary #1 (mappings/claude-sdk.yaml:2045)", () => {
+  it("tool-use-summary #1 (mappings/claude-sdk.yaml:2048)", () => {
     check([], {"type":"tool_use_summary","summary":"Read 2 files","preceding_tool_use_ids":["toolu_1","toolu_2"],"uuid":"u1","session_id":"s1"}, [{"type":"tool.summary","payload":{"summary":"Read 2 files","precedingToolUseIds":["toolu_1","toolu_2"]}}]);
   });
-  it("auth-status #1 (mappings/claude-sdk.yaml:2057)", () => {
+  it("auth-status #1 (mappings/claude-sdk.yaml:2060)", () => {
     check([], {"type":"auth_status","isAuthenticating":true,"output":["Opening browser…"],"uuid":"u1","session_id":"s1"}, [{"type":"auth.status","payload":{"isAuthenticating":true,"output":["Opening browser…"]}}]);
   });
-  it("rate-limit-event #1 (mappings/claude-sdk.yaml:2069)", () => {
+  it("rate-limit-event #1 (mappings/claude-sdk.yaml:2072)", () => {
     check([], {"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","rateLimitType":"five_hour","utilization":0.9},"uuid":"u1","session_id":"s1"}, [{"type":"account.rate-limits.updated","payload":{"rateLimits":{"status":"allowed_warning","utilization":0.9}}}]);
   });
-  it("prompt-suggestion #1 (mappings/claude-sdk.yaml:2082)", () => {
+  it("prompt-suggestion #1 (mappings/claude-sdk.yaml:2085)", () => {
     check([], {"type":"prompt_suggestion","suggestion":"Run the tests","uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"promptSuggestion":"Run the tests"}}}]);
   });
-  it("permission-request #1 (mappings/claude-sdk.yaml:2106)", () => {
+  it("permission-request #1 (mappings/claude-sdk.yaml:2109)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm README.md"},"options":{"suggestions":[],"blockedPath":"/w/README.md","toolUseID":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"toolName":"Bash","input":{"command":"rm README.md"}}}}]);
   });
-  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:2109)", () => {
+  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:2112)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm -rf build"},"options":{"decisionReason":"rm is not allowed by the rules","toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"command_execution_approval","detail":"rm is not allowed by the rules"}}]);
   });
-  it("permission-request #3 (mappings/claude-sdk.yaml:2113)", () => {
+  it("permission-request #3 (mappings/claude-sdk.yaml:2116)", () => {
     check([], {"toolName":"Write","input":{"file_path":"/w/a.py","content":""},"options":{"blockedPath":"/w/a.py","toolUseID":"toolu_2"}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval","detail":"/w/a.py"}}]);
   });
-  it("permission-request #4 (mappings/claude-sdk.yaml:2116)", () => {
+  it("permission-request #4 (mappings/claude-sdk.yaml:2119)", () => {
     check([], {"toolName":"AskUserQuestion","input":{"questions":[]},"options":{"toolUseID":"toolu_3"}}, [{"type":"request.opened","payload":{"requestType":"tool_user_input"}}]);
   });
-  it("permission-request #5 (mappings/claude-sdk.yaml:2119)", () => {
+  it("permission-request #5 (mappings/claude-sdk.yaml:2122)", () => {
     check([], {"toolName":"Read","input":{"file_path":"/etc/passwd"},"options":{"toolUseID":"toolu_4"}}, [{"type":"request.opened","payload":{"requestType":"unknown"}}]);
   });
-  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:2122)", () => {
+  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:2125)", () => {
     check([], {"toolName":"mcp__github__create_issue","input":{"title":"x"},"options":{"toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"unknown","args":{"toolName":"mcp__github__create_issue"}}}]);
   });
-  it("permission-allow #1 (mappings/claude-sdk.yaml:2141)", () => {
+  it("permission-allow #1 (mappings/claude-sdk.yaml:2144)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_1"}}], {"behavior":"allow","updatedInput":{"command":"ls"}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"command_execution_approval","decision":"allow_once","resolution":{"behavior":"allow"}}}]);
   });
-  it("permission-allow #2 (mappings/claude-sdk.yaml:2146)", () => {
+  it("permission-allow #2 (mappings/claude-sdk.yaml:2149)", () => {
     check([], {"behavior":"allow","updatedInput":{}}, []);
   });
-  it("the turn then ends interrupted (mappings/claude-sdk.yaml:2167)", () => {
+  it("the turn then ends interrupted (mappings/claude-sdk.yaml:2170)", () => {
     check([{"direction":"out","message":{"type":"user","message":{"role":"user","content":"Delete it."},"parent_tool_use_id":null,"session_id":"s1"}},{"toolName":"Bash","input":{"command":"rm -rf x"},"options":{"toolUseID":"toolu_1"}},{"behavior":"deny","message":"Stop.","interrupt":true}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"interrupted"}},{"type":"runtime.error","payload":{"message":"error_during_execution"}}]);
   });
-  it("permission-deny #1 (mappings/claude-sdk.yaml:2191)", () => {
+  it("permission-deny #1 (mappings/claude-sdk.yaml:2194)", () => {
     check([{"toolName":"Edit","input":{},"options":{"toolUseID":"toolu_1"}}], {"behavior":"deny","message":"The user declined."}, [{"type":"request.resolved","payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"The user declined."}}}]);
   });
-  it("elicitation-request #1 (mappings/claude-sdk.yaml:2222)", () => {
+  it("elicitation-request #1 (mappings/claude-sdk.yaml:2225)", () => {
     check([], {"request":{"serverName":"scripted","message":"Deploy to which environment?","mode":"form","requestedSchema":{"type":"object","properties":{"environment":{"type":"string","enum":["staging","production"]}}}},"options":{"requestId":"r1"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy to which environment?","args":{"server":"scripted","mode":"form"}}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy to which environment?"}}}]);
   });
-  it("SDK 0.2.141 passes no request id (options hold only the signal) — a key of ours (mappings/claude-sdk.yaml:2226)", () => {
+  it("SDK 0.2.141 passes no request id (options hold only the signal) — a key of ours (mappings/claude-sdk.yaml:2229)", () => {
     check([], {"request":{"serverName":"scripted","message":"Deploy to which environment?","mode":"form"},"options":{}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy to which environment?"}},{"type":"user-input.requested","ids":["request"]}]);
   });
-  it("elicitation-result #1 (mappings/claude-sdk.yaml:2250)", () => {
+  it("elicitation-result #1 (mappings/claude-sdk.yaml:2253)", () => {
     check([{"request":{"serverName":"scripted","message":"Which?","mode":"form"},"options":{"requestId":"r1"}}], {"action":"accept","content":{"environment":"staging"}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"content":{"environment":"staging"}}}}]);
   });
-  it("user-dialog-request #1 (mappings/claude-sdk.yaml:2277)", () => {
+  it("user-dialog-request #1 (mappings/claude-sdk.yaml:2280)", () => {
     check([], {"request":{"dialogKind":"refusal_fallback_prompt","payload":{"model":"m2"}},"options":{"requestId":"r2"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialogKind":"refusal_fallback_prompt"}}}]);
   });
-  it("user-dialog-result #1 (mappings/claude-sdk.yaml:2300)", () => {
+  it("user-dialog-result #1 (mappings/claude-sdk.yaml:2303)", () => {
     check([{"request":{"dialogKind":"refusal_fallback_prompt","payload":{}},"options":{"requestId":"r2"}}], {"behavior":"cancelled"}, [{"type":"request.resolved","payload":{"decision":"cancelled"}},{"type":"user-input.resolved","payload":{"answers":{"behavior":"cancelled"}}}]);
   });
-  it("canUseTool returned null (another client answered) (mappings/claude-sdk.yaml:2326)", () => {
+  it("canUseTool returned null (another client answered) (mappings/claude-sdk.yaml:2329)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_1","requestId":"r1"}}], {"seq":2,"dir":"out","channel":"permission","message":null}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","resolution":{"answeredElsewhere":true}}}]);
   });
-  it("step-background-completed #1 (mappings/claude-sdk.yaml:2356)", () => {
+  it("step-background-completed #1 (mappings/claude-sdk.yaml:2359)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make","run_in_background":true}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}},{"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Command running in background with ID: b1."}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1","tool_use_result":{"stdout":"","backgroundTaskId":"b1"}}}], {"agentnormStep":"background-completed","toolUseId":"toolu_1","status":"completed","summary":"Background command completed (exit code 0)"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","output":"Background command completed (exit code 0)"}}]);
   });
-  it("step-background-completed #2 (mappings/claude-sdk.yaml:2363)", () => {
+  it("step-background-completed #2 (mappings/claude-sdk.yaml:2366)", () => {
     check([], {"agentnormStep":"background-completed","toolUseId":"toolu_9","status":"completed"}, []);
   });
-  it("a subagent's call whose task ends completes in its turn, under the Agent call (mappings/claude-sdk.yaml:2365)", () => {
+  it("a subagent's call whose task ends completes in its turn, under the Agent call (mappings/claude-sdk.yaml:2368)", () => {
     check([{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"u0"},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Agent","input":{"description":"Check","prompt":"Run the check."}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_2","content":[{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"make check"}}]},"parent_tool_use_id":"toolu_1","uuid":"u2","session_id":"s1"}}], {"agentnormStep":"background-completed","toolUseId":"toolu_2","status":"completed","summary":"make check"}, [{"type":"item.completed","ids":["thread","turn","item","parent"],"payload":{"itemType":"command_execution","status":"completed","output":"make check"}}]);
   });
-  it("a foreground task's notification (is_backgrounded false) leaves the call to its tool_result (mappings/claude-sdk.yaml:2373)", () => {
+  it("a foreground task's notification (is_backgrounded false) leaves the call to its tool_result (mappings/claude-sdk.yaml:2376)", () => {
     check([{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"u0"},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}},{"type":"system","subtype":"task_started","task_id":"b1","tool_use_id":"toolu_1","description":"Run: make","task_type":"local_bash","is_backgrounded":false,"uuid":"u2","session_id":"s1"}], {"agentnormStep":"background-completed","toolUseId":"toolu_1","status":"completed","summary":"Run: make"}, []);
   });
-  it("control-interrupt #1 (mappings/claude-sdk.yaml:2390)", () => {
+  it("control-interrupt #1 (mappings/claude-sdk.yaml:2393)", () => {
     check([], {"subtype":"interrupt"}, []);
   });
-  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:2413)", () => {
+  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:2416)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"python3 hello.py"},"decision_reason":"This command requires approval","tool_use_id":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"This command requires approval","args":{"toolName":"Bash"}}}]);
   });
-  it("wire-elicitation #1 (mappings/claude-sdk.yaml:2441)", () => {
+  it("wire-elicitation #1 (mappings/claude-sdk.yaml:2444)", () => {
     check([], {"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"scripted","message":"Deploy where?","mode":"form","requested_schema":{"type":"object"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy where?","args":{"server":"scripted"}}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy where?"}}}]);
   });
-  it("wire-user-dialog #1 (mappings/claude-sdk.yaml:2469)", () => {
+  it("wire-user-dialog #1 (mappings/claude-sdk.yaml:2472)", () => {
     check([], {"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"refusal_fallback_prompt","payload":{"model":"m2"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialog_kind":"refusal_fallback_prompt"}}}]);
   });
-  it("wire-interrupt #1 (mappings/claude-sdk.yaml:2483)", () => {
+  it("wire-interrupt #1 (mappings/claude-sdk.yaml:2486)", () => {
     check([], {"type":"control_request","request_id":"r2","request":{"subtype":"interrupt"}}, []);
   });
-  it("wire-control-command #1 (mappings/claude-sdk.yaml:2497)", () => {
+  it("wire-control-command #1 (mappings/claude-sdk.yaml:2500)", () => {
     check([], {"type":"control_request","request_id":"r3","request":{"subtype":"set_model","model":"claude-sonnet-4-5"}}, [{"type":"session.configured","payload":{"config":{"controlRequest":{"subtype":"set_model","model":"claude-sonnet-4-5"}}}}]);
   });
-  it("wire-elicitation-answer #1 (mappings/claude-sdk.yaml:2521)", () => {
+  it("wire-elicitation-answer #1 (mappings/claude-sdk.yaml:2524)", () => {
     check([{"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"s","message":"Where?"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r5","response":{"action":"accept","content":{"environment":"staging"}}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"action":"accept"}}}]);
   });
-  it("wire-dialog-answer #1 (mappings/claude-sdk.yaml:2546)", () => {
+  it("wire-dialog-answer #1 (mappings/claude-sdk.yaml:2549)", () => {
     check([{"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"k","payload":{}}}], {"type":"control_response","response":{"subtype":"success","request_id":"r6","response":{"behavior":"completed","result":{"choice":"retry"}}}}, [{"type":"request.resolved","payload":{"decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"behavior":"completed"}}}]);
   });
-  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:2568)", () => {
+  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:2571)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Edit","input":{"file_path":"/w/a.py"},"tool_use_id":"toolu_2"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"deny","message":"No edits.","toolUseID":"toolu_2"}}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"No edits."}}}]);
   });
-  it("wire-control-error #1 (mappings/claude-sdk.yaml:2592)", () => {
+  it("wire-control-error #1 (mappings/claude-sdk.yaml:2595)", () => {
     check([], {"type":"control_response","response":{"subtype":"error","request_id":"r9","error":"unknown subtype"}}, [{"type":"runtime.warning","payload":{"message":"unknown subtype"}}]);
   });
-  it("wire-control-result #1 (mappings/claude-sdk.yaml:2607)", () => {
+  it("wire-control-result #1 (mappings/claude-sdk.yaml:2610)", () => {
     check([], {"type":"control_response","response":{"subtype":"success","request_id":"r0","response":{"commands":[{"name":"compact"}]}}}, [{"type":"session.configured","payload":{"config":{"controlResponse":{"commands":[{"name":"compact"}]}}}}]);
   });
-  it("wire-cancel #1 (mappings/claude-sdk.yaml:2623)", () => {
+  it("wire-cancel #1 (mappings/claude-sdk.yaml:2626)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_1"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
 });

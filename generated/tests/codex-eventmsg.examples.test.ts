@@ -241,202 +241,202 @@ describe("codex-eventmsg: table examples (mappings/codex-eventmsg.yaml)", () => 
   it("item-completed-plan-restored #1 (mappings/codex-eventmsg.yaml:1418)", () => {
     check([], {"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"Plan","id":"p1","text":"1. Read\n2. Edit"}}}, [{"type":"item.started","payload":{"itemType":"plan"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"plan_text","delta":"1. Read\n2. Edit"}},{"type":"item.completed","payload":{"itemType":"plan"}}]);
   });
-  it("item-completed-restored #1 (mappings/codex-eventmsg.yaml:1457)", () => {
+  it("item-completed-restored #1 (mappings/codex-eventmsg.yaml:1459)", () => {
     check([], {"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"UserMessage","id":"00000000-0000-7000-8000-000000000004","content":[{"type":"text","text":"Remember the number 42.","text_elements":[]}]}}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"user_message"}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"user_message","status":"completed","data":{"content":[{"text":"Remember the number 42."}]}}}]);
   });
-  it("item-completed-restored #2 (mappings/codex-eventmsg.yaml:1461)", () => {
+  it("item-completed-restored #2 (mappings/codex-eventmsg.yaml:1463)", () => {
     check([{"timestamp":"t","type":"event_msg","payload":{"type":"exec_command_begin","call_id":"call_000_0","turn_id":"u1","command":["/bin/bash","-lc","cat missing.txt"],"cwd":"/w","parsed_cmd":[]}}], {"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"CommandExecution","id":"call_000_0","command":["/bin/bash","-lc","cat missing.txt"],"status":"failed","aggregated_output":"cat: missing.txt: No such file or directory\n","exit_code":1}}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"failed","title":"/bin/bash -lc 'cat missing.txt'","data":{"exit_code":1}}}]);
   });
-  it("item-completed-agent-message #1 (mappings/codex-eventmsg.yaml:1483)", () => {
+  it("item-completed-agent-message #1 (mappings/codex-eventmsg.yaml:1485)", () => {
     check([{"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"AgentMessage","id":"msg_1","content":[]}}},{"id":"u1","msg":{"type":"agent_message_content_delta","thread_id":"t1","turn_id":"u1","item_id":"msg_1","delta":"Hel"}}], {"id":"u1","msg":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"AgentMessage","id":"msg_1","content":[{"type":"Text","text":"Hello"}]}}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"assistant_text","delta":"lo"}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"assistant_message","status":"completed"}}]);
   });
-  it("item-completed-reasoning #1 (mappings/codex-eventmsg.yaml:1508)", () => {
+  it("item-completed-reasoning #1 (mappings/codex-eventmsg.yaml:1510)", () => {
     check([{"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"Reasoning","id":"rs_1","summary_text":[],"raw_content":[]}}},{"id":"u1","msg":{"type":"reasoning_content_delta","thread_id":"t1","turn_id":"u1","item_id":"rs_1","summary_index":0,"delta":"**Reading**"}}], {"id":"u1","msg":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"Reasoning","id":"rs_1","summary_text":["**Reading**","Then edit."],"raw_content":[]}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"reasoning_summary_text","summaryIndex":1,"delta":"Then edit."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("item-completed-plan #1 (mappings/codex-eventmsg.yaml:1532)", () => {
+  it("item-completed-plan #1 (mappings/codex-eventmsg.yaml:1534)", () => {
     check([{"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"Plan","id":"p1","text":""}}},{"id":"u1","msg":{"type":"plan_delta","thread_id":"t1","turn_id":"u1","item_id":"p1","delta":"1. Read"}}], {"id":"u1","msg":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"Plan","id":"p1","text":"1. Read\n2. Edit"}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"plan_text","delta":"\n2. Edit"}},{"type":"item.completed","payload":{"itemType":"plan"}}]);
   });
-  it("item-completed #1 (mappings/codex-eventmsg.yaml:1564)", () => {
+  it("item-completed #1 (mappings/codex-eventmsg.yaml:1566)", () => {
     check([{"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"WebSearch","id":"ws_1","query":"codex","action":{"type":"search","query":"codex"}}}}], {"id":"u1","msg":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"WebSearch","id":"ws_1","query":"codex","action":{"type":"search","query":"codex"}}}}, [{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"web_search","status":"completed","title":"codex"}}]);
   });
-  it("item-completed #2 (mappings/codex-eventmsg.yaml:1569)", () => {
+  it("item-completed #2 (mappings/codex-eventmsg.yaml:1571)", () => {
     check([{"id":"u1","msg":{"type":"exec_command_begin","call_id":"call_1","turn_id":"u1","command":["ls"],"cwd":"/w","parsed_cmd":[]}},{"id":"u1","msg":{"type":"exec_command_end","call_id":"call_1","turn_id":"u1","command":["ls"],"cwd":"/w","parsed_cmd":[],"exit_code":0,"status":"completed","stdout":"","stderr":"","formatted_output":"","aggregated_output":"","duration":{"secs":0,"nanos":1}}}], {"id":"u1","msg":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"CommandExecution","id":"call_1","status":"completed"}}}, []);
   });
-  it("exec-command-begin #1 (mappings/codex-eventmsg.yaml:1597)", () => {
+  it("exec-command-begin #1 (mappings/codex-eventmsg.yaml:1599)", () => {
     check([], {"id":"1","msg":{"type":"exec_command_begin","call_id":"call_1","turn_id":"1","command":["bash","-lc","python3 hello.py"],"cwd":"/w","parsed_cmd":[{"type":"unknown","cmd":"python3 hello.py"}]}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"bash -lc 'python3 hello.py'","data":{"call_id":"call_1","cwd":"/w"}}}]);
   });
-  it("exec-command-begin #2 (mappings/codex-eventmsg.yaml:1600)", () => {
+  it("exec-command-begin #2 (mappings/codex-eventmsg.yaml:1602)", () => {
     check([{"id":"1","msg":{"type":"exec_approval_request","call_id":"call_2","command":["rm","-rf","build"],"cwd":"/w","parsed_cmd":[],"reason":"clean the build"}}], {"id":"1","msg":{"type":"exec_command_begin","call_id":"call_2","turn_id":"1","command":["rm","-rf","build"],"cwd":"/w","parsed_cmd":[]}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"exec_command_approval","decision":"allow_once","resolution":{"implied":"exec_command_begin"}}},{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","title":"rm -rf build"}}]);
   });
-  it("exec-command-output-delta #1 (mappings/codex-eventmsg.yaml:1618)", () => {
+  it("exec-command-output-delta #1 (mappings/codex-eventmsg.yaml:1620)", () => {
     check([], {"id":"1","msg":{"type":"exec_command_output_delta","call_id":"call_1","stream":"stdout","chunk":"SGVsbG8sIHdvcmxkIQo="}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"Hello, world!\n"}}]);
   });
-  it("exec-command-output-delta #2 (mappings/codex-eventmsg.yaml:1621)", () => {
+  it("exec-command-output-delta #2 (mappings/codex-eventmsg.yaml:1623)", () => {
     check([], {"id":"1","msg":{"type":"exec_command_output_delta","call_id":"call_1","stream":"stderr","chunk":[111,111,112,115,10]}}, [{"type":"content.delta","payload":{"streamKind":"command_output","delta":"oops\n"}}]);
   });
-  it("terminal-interaction #1 (mappings/codex-eventmsg.yaml:1635)", () => {
+  it("terminal-interaction #1 (mappings/codex-eventmsg.yaml:1637)", () => {
     check([], {"id":"1","msg":{"type":"terminal_interaction","call_id":"call_1","process_id":"4242","stdin":"q\n"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","data":{"processId":"4242","stdin":"q\n"}}}]);
   });
-  it("exec-command-end #1 (mappings/codex-eventmsg.yaml:1666)", () => {
+  it("exec-command-end #1 (mappings/codex-eventmsg.yaml:1668)", () => {
     check([{"id":"1","msg":{"type":"exec_command_begin","call_id":"call_1","turn_id":"1","command":["python3","hello.py"],"cwd":"/w","parsed_cmd":[]}}], {"id":"1","msg":{"type":"exec_command_end","call_id":"call_1","turn_id":"1","command":["python3","hello.py"],"cwd":"/w","parsed_cmd":[],"exit_code":0,"status":"completed","stdout":"Hello, world!\n","stderr":"","aggregated_output":"Hello, world!\n","formatted_output":"Hello, world!\n","duration":{"secs":0,"nanos":41000000}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"Hello, world!\n"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","title":"python3 hello.py","data":{"exit_code":0}}}]);
   });
-  it("exec-command-end #2 (mappings/codex-eventmsg.yaml:1671)", () => {
+  it("exec-command-end #2 (mappings/codex-eventmsg.yaml:1673)", () => {
     check([{"id":"1","msg":{"type":"exec_command_begin","call_id":"call_2","turn_id":"1","command":["cat","missing.txt"],"cwd":"/w","parsed_cmd":[]}},{"id":"1","msg":{"type":"exec_command_output_delta","call_id":"call_2","stream":"stderr","chunk":"Y2F0OiBtaXNzaW5nLnR4dDogTm8gc3VjaCBmaWxlCg=="}}], {"id":"1","msg":{"type":"exec_command_end","call_id":"call_2","turn_id":"1","command":["cat","missing.txt"],"cwd":"/w","parsed_cmd":[],"exit_code":1,"stdout":"","stderr":"cat: missing.txt: No such file\n","aggregated_output":"cat: missing.txt: No such file\n","formatted_output":"","duration":{"secs":0,"nanos":1}}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed"}}]);
   });
-  it("exec-command-end #3 (mappings/codex-eventmsg.yaml:1677)", () => {
+  it("exec-command-end #3 (mappings/codex-eventmsg.yaml:1679)", () => {
     check([{"id":"1","msg":{"type":"exec_approval_request","call_id":"call_3","command":["rm","-rf","/"],"cwd":"/w","parsed_cmd":[]}}], {"id":"1","msg":{"type":"exec_command_end","call_id":"call_3","turn_id":"1","command":["rm","-rf","/"],"cwd":"/w","parsed_cmd":[],"exit_code":-1,"status":"declined","stdout":"","stderr":"","aggregated_output":"","formatted_output":"","duration":{"secs":0,"nanos":0}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"exec_command_approval","decision":"reject_once"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"declined"}}]);
   });
-  it("exec-approval-request-subcommand #1 (mappings/codex-eventmsg.yaml:1703)", () => {
+  it("exec-approval-request-subcommand #1 (mappings/codex-eventmsg.yaml:1705)", () => {
     check([], {"id":"1","msg":{"type":"exec_approval_request","call_id":"call_1","approval_id":"ap_1","command":["git","push"],"cwd":"/w","parsed_cmd":[]}}, [{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"exec_command_approval","detail":"git push","args":{"approval_id":"ap_1"}}}]);
   });
-  it("exec-approval-request #1 (mappings/codex-eventmsg.yaml:1723)", () => {
+  it("exec-approval-request #1 (mappings/codex-eventmsg.yaml:1725)", () => {
     check([{"id":"1","msg":{"type":"task_started"}}], {"id":"1","msg":{"type":"exec_approval_request","call_id":"call_1","command":["python3","hello.py"],"cwd":"/w","parsed_cmd":[],"reason":"run the script","started_at_ms":1}}, [{"type":"request.opened","ids":["turn","item","request"],"payload":{"requestType":"exec_command_approval","detail":"python3 hello.py","args":{"reason":"run the script"}}}]);
   });
-  it("apply-patch-approval-request #1 (mappings/codex-eventmsg.yaml:1744)", () => {
+  it("apply-patch-approval-request #1 (mappings/codex-eventmsg.yaml:1746)", () => {
     check([], {"id":"1","msg":{"type":"apply_patch_approval_request","call_id":"call_2","changes":{"/w/hello.py":{"type":"update","unified_diff":"@@ -1 +1 @@","move_path":null}},"reason":"edit greeting","grant_root":null}}, [{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"apply_patch_approval","detail":"edit greeting"}}]);
   });
-  it("request-permissions #1 (mappings/codex-eventmsg.yaml:1761)", () => {
+  it("request-permissions #1 (mappings/codex-eventmsg.yaml:1763)", () => {
     check([], {"id":"1","msg":{"type":"request_permissions","call_id":"call_4","permissions":{"network":{"enabled":true}},"reason":"needs pip install"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"unknown","detail":"permissions_approval","args":{"reason":"needs pip install"}}}]);
   });
-  it("request-user-input #1 (mappings/codex-eventmsg.yaml:1784)", () => {
+  it("request-user-input #1 (mappings/codex-eventmsg.yaml:1786)", () => {
     check([], {"id":"1","msg":{"type":"request_user_input","call_id":"call_5","turn_id":"1","questions":[{"id":"lang","header":"Language","question":"Which language?","options":[{"label":"Python","description":"py"}]}]}}, [{"type":"user-input.requested","ids":["request"],"payload":{"questions":[{"id":"lang","question":"Which language?"}]}},{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input"}}]);
   });
-  it("elicitation-request #1 (mappings/codex-eventmsg.yaml:1802)", () => {
+  it("elicitation-request #1 (mappings/codex-eventmsg.yaml:1804)", () => {
     check([], {"id":"1","msg":{"type":"elicitation_request","id":3,"server_name":"files","request":{"mode":"form","message":"Allow delete_file on /w/a.txt?","requested_schema":{"type":"object","properties":{}}}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"unknown","detail":"mcp_elicitation","args":{"server_name":"files"}}}]);
   });
-  it("elicitation-abandoned #1 (mappings/codex-eventmsg.yaml:1817)", () => {
+  it("elicitation-abandoned #1 (mappings/codex-eventmsg.yaml:1819)", () => {
     check([{"id":"1","msg":{"type":"elicitation_request","id":3,"server_name":"files","request":{"mode":"form","message":"Allow?","requested_schema":{}}}}], {"id":"1","msg":{"type":"elicitation_abandoned","server_name":"files","id":3}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"unknown","decision":"cancelled"}}]);
   });
-  it("elicitation-abandoned #2 (mappings/codex-eventmsg.yaml:1821)", () => {
+  it("elicitation-abandoned #2 (mappings/codex-eventmsg.yaml:1823)", () => {
     check([], {"id":"1","msg":{"type":"elicitation_abandoned","server_name":"files","id":99}}, []);
   });
-  it("patch-apply-begin #1 (mappings/codex-eventmsg.yaml:1852)", () => {
+  it("patch-apply-begin #1 (mappings/codex-eventmsg.yaml:1856)", () => {
     check([], {"id":"1","msg":{"type":"patch_apply_begin","call_id":"call_1","auto_approved":true,"changes":{"/w/hello.py":{"type":"update","unified_diff":"@@ -1 +1 @@\n-a\n+b\n","move_path":null}}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"file_change","status":"inProgress","data":{"auto_approved":true}}}]);
   });
-  it("patch-apply-begin #2 (mappings/codex-eventmsg.yaml:1855)", () => {
+  it("patch-apply-begin #2 (mappings/codex-eventmsg.yaml:1859)", () => {
     check([{"id":"1","msg":{"type":"apply_patch_approval_request","call_id":"call_2","changes":{}}}], {"id":"1","msg":{"type":"patch_apply_begin","call_id":"call_2","auto_approved":false,"changes":{}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"apply_patch_approval","decision":"allow_once"}},{"type":"item.started","payload":{"itemType":"file_change"}}]);
   });
-  it("patch-apply-begin #3 (mappings/codex-eventmsg.yaml:1860)", () => {
+  it("patch-apply-begin #3 (mappings/codex-eventmsg.yaml:1864)", () => {
     check([{"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"FileChange","id":"call_3"}}}], {"id":"u1","msg":{"type":"patch_apply_begin","call_id":"call_3","auto_approved":true,"changes":{"/w/a.txt":{"type":"add","content":"a\n"}}}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"file_change","data":{"autoApproved":true}}}]);
   });
-  it("patch-apply-updated #1 (mappings/codex-eventmsg.yaml:1876)", () => {
+  it("patch-apply-updated #1 (mappings/codex-eventmsg.yaml:1880)", () => {
     check([], {"id":"1","msg":{"type":"patch_apply_updated","call_id":"call_1","changes":{"/w/hello.py":{"type":"update","unified_diff":"@@ -1 +1 @@\n-a\n+b\n"}}}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"file_change","data":{"changes":{"/w/hello.py":{"type":"update"}}}}}]);
   });
-  it("patch-apply-end #1 (mappings/codex-eventmsg.yaml:1901)", () => {
+  it("patch-apply-end #1 (mappings/codex-eventmsg.yaml:1905)", () => {
     check([{"id":"1","msg":{"type":"patch_apply_begin","call_id":"call_1","auto_approved":true,"changes":{}}}], {"id":"1","msg":{"type":"patch_apply_end","call_id":"call_1","stdout":"Success. Updated the following files:\nM hello.py\n","stderr":"","success":true,"status":"completed"}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"file_change_output","delta":"Success. Updated the following files:\nM hello.py\n"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"file_change","status":"completed"}}]);
   });
-  it("patch-apply-end #2 (mappings/codex-eventmsg.yaml:1930)", () => {
+  it("patch-apply-end #2 (mappings/codex-eventmsg.yaml:1934)", () => {
     check([{"id":"1","msg":{"type":"patch_apply_begin","call_id":"call_2","auto_approved":true,"changes":{}}}], {"id":"1","msg":{"type":"patch_apply_end","call_id":"call_2","stdout":"","stderr":"patch does not apply","success":false}}, [{"type":"item.completed","payload":{"itemType":"file_change","status":"failed","data":{"stderr":"patch does not apply"}}}]);
   });
-  it("patch-apply-end #3 (mappings/codex-eventmsg.yaml:1934)", () => {
+  it("patch-apply-end #3 (mappings/codex-eventmsg.yaml:1938)", () => {
     check([{"id":"1","msg":{"type":"apply_patch_approval_request","call_id":"call_3","changes":{}}}], {"id":"1","msg":{"type":"patch_apply_end","call_id":"call_3","stdout":"","stderr":"","success":false,"status":"declined"}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"apply_patch_approval","decision":"reject_once"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"declined"}}]);
   });
-  it("mcp-tool-call-begin #1 (mappings/codex-eventmsg.yaml:1956)", () => {
+  it("mcp-tool-call-begin #1 (mappings/codex-eventmsg.yaml:1960)", () => {
     check([], {"id":"1","msg":{"type":"mcp_tool_call_begin","call_id":"call_1","invocation":{"server":"files","tool":"read_file","arguments":{"path":"/w/a.txt"}}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"mcp_tool_call","status":"inProgress","title":"files.read_file"}}]);
   });
-  it("mcp-tool-call-end #1 (mappings/codex-eventmsg.yaml:1978)", () => {
+  it("mcp-tool-call-end #1 (mappings/codex-eventmsg.yaml:1982)", () => {
     check([{"id":"1","msg":{"type":"mcp_tool_call_begin","call_id":"call_1","invocation":{"server":"files","tool":"read_file"}}}], {"id":"1","msg":{"type":"mcp_tool_call_end","call_id":"call_1","invocation":{"server":"files","tool":"read_file"},"duration":{"secs":0,"nanos":5},"result":{"Ok":{"content":[{"type":"text","text":"a"}],"isError":false}}}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"mcp_tool_call","status":"completed","title":"files.read_file"}}]);
   });
-  it("mcp-tool-call-end #2 (mappings/codex-eventmsg.yaml:1982)", () => {
+  it("mcp-tool-call-end #2 (mappings/codex-eventmsg.yaml:1986)", () => {
     check([], {"id":"1","msg":{"type":"mcp_tool_call_end","call_id":"call_2","invocation":{"server":"files","tool":"delete_file"},"duration":{"secs":0,"nanos":5},"result":{"Err":"tool not found"}}}, [{"type":"item.completed","payload":{"itemType":"mcp_tool_call","status":"failed","data":{"result":{"Err":"tool not found"}}}}]);
   });
-  it("web-search-begin #1 (mappings/codex-eventmsg.yaml:1996)", () => {
+  it("web-search-begin #1 (mappings/codex-eventmsg.yaml:2000)", () => {
     check([], {"id":"1","msg":{"type":"web_search_begin","call_id":"ws_1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"web_search","status":"inProgress"}}]);
   });
-  it("web-search-end #1 (mappings/codex-eventmsg.yaml:2013)", () => {
+  it("web-search-end #1 (mappings/codex-eventmsg.yaml:2017)", () => {
     check([{"id":"1","msg":{"type":"web_search_begin","call_id":"ws_1"}}], {"id":"1","msg":{"type":"web_search_end","call_id":"ws_1","query":"codex eventmsg","action":{"type":"search","query":"codex eventmsg"}}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"web_search","status":"completed","title":"codex eventmsg"}}]);
   });
-  it("image-generation-begin #1 (mappings/codex-eventmsg.yaml:2029)", () => {
+  it("image-generation-begin #1 (mappings/codex-eventmsg.yaml:2033)", () => {
     check([], {"id":"1","msg":{"type":"image_generation_begin","call_id":"ig_1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"image_view","status":"inProgress","detail":"image_generation"}}]);
   });
-  it("image-generation-end #1 (mappings/codex-eventmsg.yaml:2047)", () => {
+  it("image-generation-end #1 (mappings/codex-eventmsg.yaml:2051)", () => {
     check([{"id":"1","msg":{"type":"image_generation_begin","call_id":"ig_1"}}], {"id":"1","msg":{"type":"image_generation_end","call_id":"ig_1","status":"completed","result":"iVBORw0KGgo=","revised_prompt":"a red fox","saved_path":"/w/fox.png"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"image_view","status":"completed","title":"a red fox","data":{"savedPath":"/w/fox.png"}}}]);
   });
-  it("view-image-tool-call #1 (mappings/codex-eventmsg.yaml:2072)", () => {
+  it("view-image-tool-call #1 (mappings/codex-eventmsg.yaml:2076)", () => {
     check([], {"id":"1","msg":{"type":"view_image_tool_call","call_id":"vi_1","path":"/w/screenshot.png"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"image_view","title":"/w/screenshot.png"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"image_view","status":"completed","title":"/w/screenshot.png"}}]);
   });
-  it("dynamic-tool-call-request #1 (mappings/codex-eventmsg.yaml:2099)", () => {
+  it("dynamic-tool-call-request #1 (mappings/codex-eventmsg.yaml:2103)", () => {
     check([], {"id":"1","msg":{"type":"dynamic_tool_call_request","callId":"call_1","turnId":"1","tool":"lookup_ticket","arguments":{"id":42}}}, [{"type":"item.started","ids":["item","request"],"payload":{"itemType":"dynamic_tool_call","title":"lookup_ticket"}},{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"dynamic_tool_call","detail":"lookup_ticket","args":{"arguments":{"id":42}}}}]);
   });
-  it("dynamic-tool-call-response #1 (mappings/codex-eventmsg.yaml:2126)", () => {
+  it("dynamic-tool-call-response #1 (mappings/codex-eventmsg.yaml:2130)", () => {
     check([{"id":"1","msg":{"type":"dynamic_tool_call_request","callId":"call_1","turnId":"1","tool":"lookup_ticket","arguments":{"id":42}}}], {"id":"1","msg":{"type":"dynamic_tool_call_response","call_id":"call_1","turn_id":"1","tool":"lookup_ticket","arguments":{"id":42},"content_items":[{"type":"inputText","text":"Ticket 42: open"}],"success":true,"duration":{"secs":0,"nanos":3}}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"dynamic_tool_call","resolution":{"success":true}}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"dynamic_tool_call","status":"completed","title":"lookup_ticket"}}]);
   });
-  it("hook-started #1 (mappings/codex-eventmsg.yaml:2142)", () => {
+  it("hook-started #1 (mappings/codex-eventmsg.yaml:2146)", () => {
     check([], {"id":"1","msg":{"type":"hook_started","turn_id":"1","run":{"id":"h1","event_name":"pre_tool_use","source_path":"/home/u/.codex/hooks.json","handler_type":"command","execution_mode":"sync","scope":"turn","status":"running","display_order":0,"started_at":1,"entries":[]}}}, [{"type":"hook.started","payload":{"hookId":"h1","hookName":"/home/u/.codex/hooks.json","hookEvent":"pre_tool_use"}}]);
   });
-  it("hook-completed #1 (mappings/codex-eventmsg.yaml:2155)", () => {
+  it("hook-completed #1 (mappings/codex-eventmsg.yaml:2159)", () => {
     check([], {"id":"1","msg":{"type":"hook_completed","turn_id":"1","run":{"id":"h1","event_name":"pre_tool_use","source_path":"/home/u/.codex/hooks.json","handler_type":"command","execution_mode":"sync","scope":"turn","status":"blocked","status_message":"rm -rf is not allowed","display_order":0,"started_at":1,"entries":[]}}}, [{"type":"hook.completed","payload":{"hookId":"h1","outcome":"error","output":"rm -rf is not allowed"}}]);
   });
-  it("mcp-startup-update #1 (mappings/codex-eventmsg.yaml:2167)", () => {
+  it("mcp-startup-update #1 (mappings/codex-eventmsg.yaml:2171)", () => {
     check([], {"id":"0","msg":{"type":"mcp_startup_update","server":"files","status":{"state":"failed","error":"handshake timed out"}}}, [{"type":"mcp.status.updated","payload":{"status":{"name":"files","status":"failed","error":"handshake timed out"}}}]);
   });
-  it("mcp-startup-complete #1 (mappings/codex-eventmsg.yaml:2179)", () => {
+  it("mcp-startup-complete #1 (mappings/codex-eventmsg.yaml:2183)", () => {
     check([], {"id":"0","msg":{"type":"mcp_startup_complete","ready":["files"],"failed":[{"server":"web","error":"spawn ENOENT"}],"cancelled":[]}}, [{"type":"mcp.status.updated","payload":{"status":{"ready":["files"],"failed":[{"server":"web"}]}}}]);
   });
-  it("entered-review-mode #1 (mappings/codex-eventmsg.yaml:2201)", () => {
+  it("entered-review-mode #1 (mappings/codex-eventmsg.yaml:2205)", () => {
     check([], {"id":"2","msg":{"type":"entered_review_mode","target":{"type":"uncommittedChanges"},"user_facing_hint":"current changes"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"review_entered","title":"current changes"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"review_entered","status":"completed","data":{"target":{"type":"uncommittedChanges"}}}}]);
   });
-  it("exited-review-mode #1 (mappings/codex-eventmsg.yaml:2221)", () => {
+  it("exited-review-mode #1 (mappings/codex-eventmsg.yaml:2225)", () => {
     check([], {"id":"2","msg":{"type":"exited_review_mode","review_output":{"findings":[],"overall_correctness":"patch is correct","overall_explanation":"No issues.","overall_confidence_score":0.9}}}, [{"type":"item.started","payload":{"itemType":"review_exited"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"review_exited","data":{"reviewOutput":{"overall_correctness":"patch is correct"}}}}]);
   });
-  it("realtime-conversation-started #1 (mappings/codex-eventmsg.yaml:2236)", () => {
+  it("realtime-conversation-started #1 (mappings/codex-eventmsg.yaml:2240)", () => {
     check([], {"id":"1","msg":{"type":"realtime_conversation_started","session_id":"sess_rt_1","version":"v2"}}, [{"type":"thread.realtime.started","payload":{"realtimeSessionId":"sess_rt_1"}}]);
   });
-  it("realtime-conversation-audio #1 (mappings/codex-eventmsg.yaml:2251)", () => {
+  it("realtime-conversation-audio #1 (mappings/codex-eventmsg.yaml:2255)", () => {
     check([], {"id":"1","msg":{"type":"realtime_conversation_realtime","payload":{"AudioOut":{"data":"AAAA","sample_rate":24000,"num_channels":1,"samples_per_channel":2}}}}, [{"type":"thread.realtime.audio.delta","payload":{"audio":{"data":"AAAA","sample_rate":24000}}}]);
   });
-  it("realtime-conversation-error #1 (mappings/codex-eventmsg.yaml:2266)", () => {
+  it("realtime-conversation-error #1 (mappings/codex-eventmsg.yaml:2270)", () => {
     check([], {"id":"1","msg":{"type":"realtime_conversation_realtime","payload":{"Error":"realtime websocket closed unexpectedly"}}}, [{"type":"thread.realtime.error","payload":{"message":"realtime websocket closed unexpectedly"}}]);
   });
-  it("realtime-conversation-item #1 (mappings/codex-eventmsg.yaml:2280)", () => {
+  it("realtime-conversation-item #1 (mappings/codex-eventmsg.yaml:2284)", () => {
     check([], {"id":"1","msg":{"type":"realtime_conversation_realtime","payload":{"ConversationItemDone":{"item_id":"it_1"}}}}, [{"type":"thread.realtime.item-added","payload":{"item":{"ConversationItemDone":{"item_id":"it_1"}}}}]);
   });
-  it("realtime-conversation-closed #1 (mappings/codex-eventmsg.yaml:2293)", () => {
+  it("realtime-conversation-closed #1 (mappings/codex-eventmsg.yaml:2297)", () => {
     check([], {"id":"1","msg":{"type":"realtime_conversation_closed","reason":"client stopped"}}, [{"type":"thread.realtime.closed","payload":{"reason":"client stopped"}}]);
   });
-  it("guardian-assessment #1 (mappings/codex-eventmsg.yaml:2310)", () => {
+  it("guardian-assessment #1 (mappings/codex-eventmsg.yaml:2314)", () => {
     check([], {"id":"1","msg":{"type":"guardian_assessment","id":"g1","target_item_id":"call_1","turn_id":"1","status":"denied","risk_level":"high","rationale":"writes outside the workspace","action":{"type":"command","source":"shell","command":"rm -rf /etc","cwd":"/w"}}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","data":{"autoApprovalReview":{"reviewId":"g1","status":"denied","riskLevel":"high"}}}}]);
   });
-  it("collab-agent-spawn-begin #1 (mappings/codex-eventmsg.yaml:2329)", () => {
+  it("collab-agent-spawn-begin #1 (mappings/codex-eventmsg.yaml:2333)", () => {
     check([], {"id":"1","msg":{"type":"collab_agent_spawn_begin","call_id":"call_1","sender_thread_id":"t1","prompt":"Explore the repo","model":"gpt-5.5","reasoning_effort":"low"}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"collab_agent_tool_call","status":"inProgress","title":"spawn_agent","data":{"prompt":"Explore the repo"}}}]);
   });
-  it("collab-agent-spawn-end #1 (mappings/codex-eventmsg.yaml:2347)", () => {
+  it("collab-agent-spawn-end #1 (mappings/codex-eventmsg.yaml:2351)", () => {
     check([{"id":"1","msg":{"type":"collab_agent_spawn_begin","call_id":"call_1","sender_thread_id":"t1","prompt":"Explore the repo"}}], {"id":"1","msg":{"type":"collab_agent_spawn_end","call_id":"call_1","sender_thread_id":"t1","new_thread_id":"t2","new_agent_nickname":"scout","prompt":"Explore the repo","status":"running","model":"gpt-5.5","reasoning_effort":"low"}}, [{"type":"item.completed","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","status":"completed","data":{"new_thread_id":"t2"}}}]);
   });
-  it("collab-agent-spawn-end #2 (mappings/codex-eventmsg.yaml:2351)", () => {
+  it("collab-agent-spawn-end #2 (mappings/codex-eventmsg.yaml:2355)", () => {
     check([], {"id":"1","msg":{"type":"collab_agent_spawn_end","call_id":"call_2","sender_thread_id":"t1","new_thread_id":null,"prompt":"x","status":{"errored":"agent limit reached"}}}, [{"type":"item.completed","payload":{"itemType":"collab_agent_tool_call","status":"failed"}}]);
   });
-  it("collab-agent-interaction-begin #1 (mappings/codex-eventmsg.yaml:2369)", () => {
+  it("collab-agent-interaction-begin #1 (mappings/codex-eventmsg.yaml:2373)", () => {
     check([], {"id":"1","msg":{"type":"collab_agent_interaction_begin","call_id":"call_3","sender_thread_id":"t1","receiver_thread_id":"t2","prompt":"Also check tests/"}}, [{"type":"item.started","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","title":"send_input"}}]);
   });
-  it("collab-agent-interaction-end #1 (mappings/codex-eventmsg.yaml:2387)", () => {
+  it("collab-agent-interaction-end #1 (mappings/codex-eventmsg.yaml:2391)", () => {
     check([{"id":"1","msg":{"type":"collab_agent_interaction_begin","call_id":"call_3","sender_thread_id":"t1","receiver_thread_id":"t2","prompt":"Also check tests/"}}], {"id":"1","msg":{"type":"collab_agent_interaction_end","call_id":"call_3","sender_thread_id":"t1","receiver_thread_id":"t2","prompt":"Also check tests/","status":{"completed":"tests/ has 3 files"}}}, [{"type":"item.completed","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","status":"completed","title":"send_input"}}]);
   });
-  it("collab-waiting-begin #1 (mappings/codex-eventmsg.yaml:2406)", () => {
+  it("collab-waiting-begin #1 (mappings/codex-eventmsg.yaml:2410)", () => {
     check([], {"id":"1","msg":{"type":"collab_waiting_begin","call_id":"call_4","sender_thread_id":"t1","receiver_thread_ids":["t2","t3"]}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"collab_agent_tool_call","title":"wait","data":{"receiver_thread_ids":["t2","t3"]}}}]);
   });
-  it("collab-waiting-end #1 (mappings/codex-eventmsg.yaml:2423)", () => {
+  it("collab-waiting-end #1 (mappings/codex-eventmsg.yaml:2427)", () => {
     check([{"id":"1","msg":{"type":"collab_waiting_begin","call_id":"call_4","sender_thread_id":"t1","receiver_thread_ids":["t2"]}}], {"id":"1","msg":{"type":"collab_waiting_end","call_id":"call_4","sender_thread_id":"t1","statuses":{"t2":{"completed":"done"}}}}, [{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"collab_agent_tool_call","status":"completed","data":{"statuses":{"t2":{"completed":"done"}}}}}]);
   });
-  it("collab-close-begin #1 (mappings/codex-eventmsg.yaml:2442)", () => {
+  it("collab-close-begin #1 (mappings/codex-eventmsg.yaml:2446)", () => {
     check([], {"id":"1","msg":{"type":"collab_close_begin","call_id":"call_5","sender_thread_id":"t1","receiver_thread_id":"t2"}}, [{"type":"item.started","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","title":"close_agent"}}]);
   });
-  it("collab-close-end #1 (mappings/codex-eventmsg.yaml:2460)", () => {
+  it("collab-close-end #1 (mappings/codex-eventmsg.yaml:2464)", () => {
     check([{"id":"1","msg":{"type":"collab_close_begin","call_id":"call_5","sender_thread_id":"t1","receiver_thread_id":"t2"}}], {"id":"1","msg":{"type":"collab_close_end","call_id":"call_5","sender_thread_id":"t1","receiver_thread_id":"t2","status":"shutdown"}}, [{"type":"item.completed","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","status":"completed","title":"close_agent"}}]);
   });
-  it("collab-resume-begin #1 (mappings/codex-eventmsg.yaml:2479)", () => {
+  it("collab-resume-begin #1 (mappings/codex-eventmsg.yaml:2483)", () => {
     check([], {"id":"1","msg":{"type":"collab_resume_begin","call_id":"call_6","sender_thread_id":"t1","receiver_thread_id":"t2","receiver_agent_nickname":"scout"}}, [{"type":"item.started","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","title":"resume_agent"}}]);
   });
-  it("collab-resume-end #1 (mappings/codex-eventmsg.yaml:2497)", () => {
+  it("collab-resume-end #1 (mappings/codex-eventmsg.yaml:2501)", () => {
     check([{"id":"1","msg":{"type":"collab_resume_begin","call_id":"call_6","sender_thread_id":"t1","receiver_thread_id":"t2"}}], {"id":"1","msg":{"type":"collab_resume_end","call_id":"call_6","sender_thread_id":"t1","receiver_thread_id":"t2","status":"not_found"}}, [{"type":"item.completed","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","status":"failed"}}]);
   });
-  it("sub-agent-activity-started #1 (mappings/codex-eventmsg.yaml:2518)", () => {
+  it("sub-agent-activity-started #1 (mappings/codex-eventmsg.yaml:2522)", () => {
     check([], {"id":"1","msg":{"type":"sub_agent_activity","event_id":"e1","agent_thread_id":"t2","agent_path":"/root/scout","kind":"started"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"collab_agent_tool_call","status":"inProgress","title":"/root/scout"}}]);
   });
-  it("sub-agent-activity-ended #1 (mappings/codex-eventmsg.yaml:2536)", () => {
+  it("sub-agent-activity-ended #1 (mappings/codex-eventmsg.yaml:2540)", () => {
     check([{"id":"1","msg":{"type":"sub_agent_activity","event_id":"e1","agent_thread_id":"t2","agent_path":"/root/scout","kind":"started"}}], {"id":"1","msg":{"type":"sub_agent_activity","event_id":"e2","agent_thread_id":"t2","agent_path":"/root/scout","kind":"interrupted"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"collab_agent_tool_call","status":"failed","title":"/root/scout"}}]);
   });
-  it("sub-agent-activity #1 (mappings/codex-eventmsg.yaml:2552)", () => {
+  it("sub-agent-activity #1 (mappings/codex-eventmsg.yaml:2556)", () => {
     check([], {"id":"1","msg":{"type":"sub_agent_activity","event_id":"e3","agent_thread_id":"t2","agent_path":"/root/scout","kind":"interacted"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"collab_agent_tool_call","data":{"kind":"interacted"}}}]);
   });
 });

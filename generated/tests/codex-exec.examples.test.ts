@@ -55,58 +55,58 @@ describe("codex-exec: table examples (mappings/codex-exec.yaml)", () => {
   it("item-updated-todo-list #1 (mappings/codex-exec.yaml:276)", () => {
     check([{"type":"turn.started"},{"type":"item.started","item":{"id":"item_0","type":"todo_list","items":[{"text":"Read","completed":false},{"text":"Edit","completed":false}]}}], {"type":"item.updated","item":{"id":"item_0","type":"todo_list","items":[{"text":"Read","completed":true},{"text":"Edit","completed":false}]}}, [{"type":"item.updated","ids":["turn","item"],"payload":{"itemType":"plan","status":"inProgress"}},{"type":"turn.plan.updated","payload":{"plan":[{"step":"Read","status":"completed"},{"step":"Edit","status":"pending"}]}}]);
   });
-  it("item-updated #1 (mappings/codex-exec.yaml:323)", () => {
+  it("item-updated #1 (mappings/codex-exec.yaml:326)", () => {
     check([{"type":"item.started","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{},"status":"in_progress"}}], {"type":"item.updated","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{},"status":"in_progress"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"mcp_tool_call","status":"inProgress","title":"docs.search"}}]);
   });
-  it("item-updated #2 (mappings/codex-exec.yaml:327)", () => {
+  it("item-updated #2 (mappings/codex-exec.yaml:330)", () => {
     check([], {"type":"item.updated","item":{"id":"item_5","type":"command_execution","command":"sleep 5","aggregated_output":"","status":"in_progress"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress"}},{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress"}}]);
   });
-  it("item-completed-agent-message #1 (mappings/codex-exec.yaml:356)", () => {
+  it("item-completed-agent-message #1 (mappings/codex-exec.yaml:359)", () => {
     check([{"type":"thread.started","thread_id":"t1"},{"type":"turn.started"}], {"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"Files here: `test.js`."}}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"assistant_text","delta":"Files here: `test.js`."}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"assistant_message","status":"completed","data":{"text":"Files here: `test.js`."}}}]);
   });
-  it("item-completed-agent-message #2 (mappings/codex-exec.yaml:363)", () => {
+  it("item-completed-agent-message #2 (mappings/codex-exec.yaml:366)", () => {
     check([], {"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":""}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"item.completed","payload":{"itemType":"assistant_message"}}]);
   });
-  it("item-completed-agent-message #3 (mappings/codex-exec.yaml:368)", () => {
+  it("item-completed-agent-message #3 (mappings/codex-exec.yaml:371)", () => {
     check([{"type":"item.started","item":{"id":"item_1","type":"agent_message","text":""}}], {"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"Done."}}, [{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Done."}},{"type":"item.completed","payload":{"itemType":"assistant_message"}}]);
   });
-  it("item-completed-reasoning #1 (mappings/codex-exec.yaml:400)", () => {
+  it("item-completed-reasoning #1 (mappings/codex-exec.yaml:403)", () => {
     check([{"type":"turn.started"}], {"type":"item.completed","item":{"id":"item_0","type":"reasoning","text":"**Providing simple answer**"}}, [{"type":"item.started","ids":["turn","item"],"payload":{"itemType":"reasoning","status":"inProgress"}},{"type":"content.delta","ids":["turn","item"],"payload":{"streamKind":"reasoning_summary_text","summaryIndex":0,"delta":"**Providing simple answer**"}},{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("item-completed-command-execution #1 (mappings/codex-exec.yaml:435)", () => {
+  it("item-completed-command-execution #1 (mappings/codex-exec.yaml:440)", () => {
     check([{"type":"turn.started"},{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"","status":"in_progress"}}], {"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"test.js\n","exit_code":0,"status":"completed"}}, [{"type":"content.delta","ids":["turn","item"],"payload":{"streamKind":"command_output","delta":"test.js\n"}},{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"command_execution","status":"completed","title":"bash -lc ls","data":{"exit_code":0}}}]);
   });
-  it("item-completed-command-execution #2 (mappings/codex-exec.yaml:442)", () => {
+  it("item-completed-command-execution #2 (mappings/codex-exec.yaml:447)", () => {
     check([{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"/bin/bash -lc 'cat missing.txt'","aggregated_output":"","exit_code":null,"status":"in_progress"}}], {"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"/bin/bash -lc 'cat missing.txt'","aggregated_output":"cat: missing.txt: No such file or directory\n","exit_code":1,"status":"failed"}}, [{"type":"content.delta","payload":{"streamKind":"command_output","delta":"cat: missing.txt: No such file or directory\n"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed","data":{"exit_code":1}}}]);
   });
-  it("item-completed-command-execution #3 (mappings/codex-exec.yaml:448)", () => {
+  it("item-completed-command-execution #3 (mappings/codex-exec.yaml:453)", () => {
     check([], {"type":"item.completed","item":{"id":"item_4","type":"command_execution","command":"true","aggregated_output":"","exit_code":0,"status":"completed"}}, [{"type":"item.started","payload":{"itemType":"command_execution","status":"inProgress","title":"true"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed"}}]);
   });
-  it("item-completed-mcp-tool-call #1 (mappings/codex-exec.yaml:479)", () => {
+  it("item-completed-mcp-tool-call #1 (mappings/codex-exec.yaml:486)", () => {
     check([{"type":"item.started","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"x"},"status":"in_progress"}}], {"type":"item.completed","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"x"},"result":{"content":[{"type":"text","text":"3 hits"}],"structured_content":null},"status":"completed"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"mcp_tool_call","status":"completed","title":"docs.search","data":{"result":{"content":[{"type":"text","text":"3 hits"}]}}}}]);
   });
-  it("item-completed-mcp-tool-call #2 (mappings/codex-exec.yaml:483)", () => {
+  it("item-completed-mcp-tool-call #2 (mappings/codex-exec.yaml:490)", () => {
     check([{"type":"item.started","item":{"id":"item_3","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{},"status":"in_progress"}}], {"type":"item.completed","item":{"id":"item_3","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{},"error":{"message":"tool timed out"},"status":"failed"}}, [{"type":"item.completed","payload":{"itemType":"mcp_tool_call","status":"failed","detail":"tool timed out"}}]);
   });
-  it("item-completed-todo-list #1 (mappings/codex-exec.yaml:509)", () => {
+  it("item-completed-todo-list #1 (mappings/codex-exec.yaml:516)", () => {
     check([{"type":"item.started","item":{"id":"item_0","type":"todo_list","items":[{"text":"Read","completed":false}]}}], {"type":"item.completed","item":{"id":"item_0","type":"todo_list","items":[{"text":"Read","completed":true}]}}, [{"type":"turn.plan.updated","ids":["item"],"payload":{"plan":[{"step":"Read","status":"completed"}]}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"plan","status":"completed"}}]);
   });
-  it("item-completed-error #1 (mappings/codex-exec.yaml:540)", () => {
+  it("item-completed-error #1 (mappings/codex-exec.yaml:547)", () => {
     check([{"type":"turn.started"}], {"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `gpt-5` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}, [{"type":"runtime.error","ids":["turn","item"],"payload":{"class":"provider_error","message":"Model metadata for `gpt-5` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}]);
   });
-  it("item-completed-error #2 (mappings/codex-exec.yaml:544)", () => {
+  it("item-completed-error #2 (mappings/codex-exec.yaml:551)", () => {
     check([{"type":"item.started","item":{"id":"item_2","type":"error","message":"tool output truncated"}}], {"type":"item.completed","item":{"id":"item_2","type":"error","message":"tool output truncated"}}, [{"type":"runtime.error","ids":["item"],"payload":{"message":"tool output truncated"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"error","status":"failed","detail":"tool output truncated"}}]);
   });
-  it("item-completed #1 (mappings/codex-exec.yaml:578)", () => {
+  it("item-completed #1 (mappings/codex-exec.yaml:587)", () => {
     check([{"type":"item.started","item":{"id":"item_1","type":"file_change","changes":[{"path":"/sandbox/work/hello.py","kind":"update"}],"status":"in_progress"}}], {"type":"item.completed","item":{"id":"item_1","type":"file_change","changes":[{"path":"/sandbox/work/hello.py","kind":"update"}],"status":"completed"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"file_change","status":"completed","title":"/sandbox/work/hello.py","data":{"changes":[{"path":"/sandbox/work/hello.py","kind":"update"}]}}}]);
   });
-  it("item-completed #2 (mappings/codex-exec.yaml:583)", () => {
+  it("item-completed #2 (mappings/codex-exec.yaml:592)", () => {
     check([], {"type":"item.completed","item":{"id":"item_1","type":"file_change","changes":[{"path":"/tmp/hello.txt","kind":"add"}],"status":"failed"}}, [{"type":"item.started","payload":{"itemType":"file_change","status":"inProgress","title":"/tmp/hello.txt"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"failed"}}]);
   });
-  it("item-completed #3 (mappings/codex-exec.yaml:587)", () => {
+  it("item-completed #3 (mappings/codex-exec.yaml:596)", () => {
     check([{"type":"item.started","item":{"id":"item_3","type":"web_search","query":"codex exec json"}}], {"type":"item.completed","item":{"id":"item_3","type":"web_search","query":"codex exec json"}}, [{"type":"item.completed","payload":{"itemType":"web_search","status":"completed","title":"codex exec json"}}]);
   });
-  it("item-completed #4 (mappings/codex-exec.yaml:592)", () => {
+  it("item-completed #4 (mappings/codex-exec.yaml:601)", () => {
     check([], {"type":"item.completed","item":{"id":"item_7","type":"collab_tool_call","tool":"spawn_agent","status":"completed"}}, [{"type":"item.started","payload":{"itemType":"collab_agent_tool_call"}},{"type":"item.completed","payload":{"itemType":"collab_agent_tool_call","status":"completed"}}]);
   });
 });

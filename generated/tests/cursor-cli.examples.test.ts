@@ -40,46 +40,46 @@ describe("cursor-cli: table examples (mappings/cursor-cli.yaml)", () => {
   it("a thinking block's deltas after the previous one completed are a new item (mappings/cursor-cli.yaml:279)", () => {
     check([{"type":"thinking","subtype":"delta","text":"A","session_id":"s1","timestamp_ms":1},{"type":"thinking","subtype":"completed","session_id":"s1","timestamp_ms":2}], {"type":"thinking","subtype":"delta","text":"B","session_id":"s1","timestamp_ms":3}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"delta":"B"}}]);
   });
-  it("tool-call-started #1 (mappings/cursor-cli.yaml:330)", () => {
+  it("tool-call-started #1 (mappings/cursor-cli.yaml:333)", () => {
     check([], {"type":"tool_call","subtype":"started","call_id":"call_1\nfc_1","tool_call":{"shellToolCall":{"args":{"command":"sleep 5","workingDirectory":""}}},"session_id":"s1","model_call_id":"m1","timestamp_ms":1}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"sleep 5","toolName":"shell","command":"sleep 5","data":{"kind":"shellToolCall","args":{"command":"sleep 5"}}}}]);
   });
-  it("tool-call-started #2 (mappings/cursor-cli.yaml:333)", () => {
+  it("tool-call-started #2 (mappings/cursor-cli.yaml:336)", () => {
     check([], {"type":"tool_call","subtype":"started","call_id":"c2","tool_call":{"editToolCall":{"args":{"path":"/w/a.py"}}},"session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"file_change","title":"/w/a.py","data":{"kind":"editToolCall"}}}]);
   });
-  it("tool-call-started #3 (mappings/cursor-cli.yaml:336)", () => {
+  it("tool-call-started #3 (mappings/cursor-cli.yaml:339)", () => {
     check([], {"type":"tool_call","subtype":"started","call_id":"c3","tool_call":{"readToolCall":{"args":{"path":"/w/README.md"}}},"session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call","title":"/w/README.md","data":{"kind":"readToolCall"}}}]);
   });
-  it("tool-call-started #4 (mappings/cursor-cli.yaml:339)", () => {
+  it("tool-call-started #4 (mappings/cursor-cli.yaml:342)", () => {
     check([], {"type":"tool_call","subtype":"started","call_id":"c4","tool_call":{"mcpToolCall":{"args":{"name":"github-search","toolName":"search","providerIdentifier":"github","args":{"q":"x"}}}},"session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"mcp_tool_call","title":"search","toolName":"search","data":{"kind":"mcpToolCall"}}}]);
   });
-  it("a tool without a kind of its own (`function`), and an unknown kind, keep their key in data (mappings/cursor-cli.yaml:342)", () => {
+  it("a tool without a kind of its own (`function`), and an unknown kind, keep their key in data (mappings/cursor-cli.yaml:345)", () => {
     check([], {"type":"tool_call","subtype":"started","call_id":"c5","tool_call":{"someNewToolCall":{"args":{"x":1}}},"session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call","data":{"kind":"someNewToolCall","args":{"x":1}}}}]);
   });
-  it("tool-call-todos-completed #1 (mappings/cursor-cli.yaml:375)", () => {
+  it("tool-call-todos-completed #1 (mappings/cursor-cli.yaml:378)", () => {
     check([{"type":"tool_call","subtype":"started","call_id":"t1","tool_call":{"updateTodosToolCall":{"args":{"todos":[{"content":"First","status":"TODO_STATUS_PENDING"}]}}},"session_id":"s1"}], {"type":"tool_call","subtype":"completed","call_id":"t1","tool_call":{"updateTodosToolCall":{"args":{"todos":[{"content":"First","status":"TODO_STATUS_PENDING"}]},"result":{"success":{"todos":[{"content":"First","status":"TODO_STATUS_IN_PROGRESS"},{"content":"Second","status":"TODO_STATUS_COMPLETED"}]}}}},"session_id":"s1"}, [{"type":"turn.plan.updated","payload":{"plan":[{"step":"First","status":"inProgress"},{"step":"Second","status":"completed"}]}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"plan","status":"completed"}}]);
   });
-  it("tool-call-completed #1 (mappings/cursor-cli.yaml:430)", () => {
+  it("tool-call-completed #1 (mappings/cursor-cli.yaml:436)", () => {
     check([{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"ls"}}},"session_id":"s1"}], {"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"ls"},"result":{"success":{"command":"ls","exitCode":0,"stdout":"a.txt\n","stderr":""}}}},"session_id":"s1"}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"command_output","delta":"a.txt\n"}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls","toolName":"shell","command":"ls","exitCode":0,"output":"a.txt\n","data":{"kind":"shellToolCall","result":{"success":{"exitCode":0}}}}}]);
   });
-  it("no output, no delta (mappings/cursor-cli.yaml:435)", () => {
+  it("no output, no delta (mappings/cursor-cli.yaml:441)", () => {
     check([{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"sleep 5"}}},"session_id":"s1"}], {"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"sleep 5"},"result":{"success":{"exitCode":0,"stdout":""}}}},"session_id":"s1"}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed"}}]);
   });
-  it("a failed and a rejected call (mappings/cursor-cli.yaml:440)", () => {
+  it("a failed and a rejected call (mappings/cursor-cli.yaml:446)", () => {
     check([{"type":"tool_call","subtype":"started","call_id":"c2","tool_call":{"writeToolCall":{"args":{"path":"/w/a.py"}}},"session_id":"s1"}], {"type":"tool_call","subtype":"completed","call_id":"c2","tool_call":{"writeToolCall":{"args":{"path":"/w/a.py"},"result":{"error":{"message":"EACCES"}}}},"session_id":"s1"}, [{"type":"item.completed","payload":{"itemType":"file_change","status":"failed","title":"/w/a.py","toolName":"write","files":[{"path":"/w/a.py","change":"update"}],"error":"EACCES"}}]);
   });
-  it("tool-call-completed #4 (mappings/cursor-cli.yaml:445)", () => {
+  it("tool-call-completed #4 (mappings/cursor-cli.yaml:451)", () => {
     check([], {"type":"tool_call","subtype":"completed","call_id":"c3","tool_call":{"shellToolCall":{"args":{"command":"rm -rf /"},"result":{"rejected":{"reason":"denied"}}}},"session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"command_execution"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"declined"}}]);
   });
-  it("tool-call-other #1 (mappings/cursor-cli.yaml:473)", () => {
+  it("tool-call-other #1 (mappings/cursor-cli.yaml:479)", () => {
     check([{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"make"}}},"session_id":"s1"}], {"type":"tool_call","subtype":"progress","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"make"}}},"session_id":"s1"}, [{"type":"item.updated","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"inProgress","data":{"subtype":"progress"}}}]);
   });
-  it("result-success #1 (mappings/cursor-cli.yaml:496)", () => {
+  it("result-success #1 (mappings/cursor-cli.yaml:502)", () => {
     check([{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"s1"}], {"type":"result","subtype":"success","duration_ms":13039,"duration_api_ms":13039,"is_error":false,"result":"done","session_id":"s1","request_id":"r1"}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","stopReason":"success","usage":{"durationMs":13039,"requestId":"r1"}}}]);
   });
-  it("a segment the run left open is completed first (mappings/cursor-cli.yaml:500)", () => {
+  it("a segment the run left open is completed first (mappings/cursor-cli.yaml:506)", () => {
     check([{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"s1"},{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hel"}]},"session_id":"s1","timestamp_ms":1}], {"type":"result","subtype":"success","is_error":false,"result":"Hel","session_id":"s1"}, [{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("result-failed #1 (mappings/cursor-cli.yaml:529)", () => {
+  it("result-failed #1 (mappings/cursor-cli.yaml:535)", () => {
     check([{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"s1"}], {"type":"result","subtype":"error","is_error":true,"result":"Rate limited","duration_ms":10,"session_id":"s1"}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Rate limited"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","stopReason":"error","errorMessage":"Rate limited"}}]);
   });
 });

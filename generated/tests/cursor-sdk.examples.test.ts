@@ -52,121 +52,121 @@ describe("cursor-sdk: table examples (mappings/cursor-sdk.yaml)", () => {
   it("a later running message updates the item (mappings/cursor-sdk.yaml:407)", () => {
     check([{"type":"tool_call","call_id":"c1","name":"shell","status":"running","agent_id":"a1","run_id":"r1"}], {"type":"tool_call","call_id":"c1","name":"shell","status":"running","args":{"command":"ls"},"agent_id":"a1","run_id":"r1"}, [{"type":"item.updated","payload":{"itemType":"command_execution","status":"inProgress","input":{"command":"ls"}}}]);
   });
-  it("tool-call-ended #1 (mappings/cursor-sdk.yaml:456)", () => {
+  it("tool-call-ended #1 (mappings/cursor-sdk.yaml:459)", () => {
     check([{"type":"tool_call","call_id":"c1","name":"shell","status":"running","args":{"command":"ls"},"agent_id":"a1","run_id":"r1"}], {"type":"tool_call","call_id":"c1","name":"shell","status":"completed","args":{"command":"ls"},"result":{"status":"success","value":{"exitCode":0,"signal":"","stdout":"a.txt\n","stderr":"","executionTime":12}},"agent_id":"a1","run_id":"r1"}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"command_output","delta":"a.txt\n"}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls","toolName":"shell","command":"ls","exitCode":0,"output":"a.txt\n","durationMs":12}}]);
   });
-  it("an edit with a diff (mappings/cursor-sdk.yaml:461)", () => {
+  it("an edit with a diff (mappings/cursor-sdk.yaml:464)", () => {
     check([], {"type":"tool_call","call_id":"c2","name":"edit","status":"completed","args":{"path":"/w/a.py"},"result":{"status":"success","value":{"linesAdded":1,"linesRemoved":1,"diffString":"-a\n+b\n"}},"agent_id":"a1","run_id":"r1"}, [{"type":"item.started","payload":{"itemType":"file_change"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"completed","toolName":"edit","files":[{"path":"/w/a.py","change":"update","diff":"-a\n+b\n"}]}}]);
   });
-  it("a failed call (mappings/cursor-sdk.yaml:466)", () => {
+  it("a failed call (mappings/cursor-sdk.yaml:469)", () => {
     check([], {"type":"tool_call","call_id":"c3","name":"write","status":"completed","args":{"path":"/w/b.py","fileText":"x"},"result":{"status":"error","error":{"message":"EACCES"}},"agent_id":"a1","run_id":"r1"}, [{"type":"item.started","payload":{"itemType":"file_change"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"failed","error":"EACCES"}}]);
   });
-  it("an MCP tool (mappings/cursor-sdk.yaml:471)", () => {
+  it("an MCP tool (mappings/cursor-sdk.yaml:474)", () => {
     check([], {"type":"tool_call","call_id":"c4","name":"mcp","status":"completed","args":{"providerIdentifier":"docs","toolName":"search","args":{"q":"x"}},"result":{"status":"success","value":{"content":[]}},"agent_id":"a1","run_id":"r1"}, [{"type":"item.started","payload":{"itemType":"mcp_tool_call"}},{"type":"item.completed","payload":{"itemType":"mcp_tool_call","status":"completed","toolName":"search","server":"docs"}}]);
   });
-  it("task #1 (mappings/cursor-sdk.yaml:490)", () => {
+  it("task #1 (mappings/cursor-sdk.yaml:493)", () => {
     check([], {"type":"task","text":"Summarized the conversation","agent_id":"a1","run_id":"r1"}, [{"type":"tool.summary","payload":{"summary":"Summarized the conversation"}}]);
   });
-  it("task-status #1 (mappings/cursor-sdk.yaml:506)", () => {
+  it("task-status #1 (mappings/cursor-sdk.yaml:509)", () => {
     check([], {"type":"task","status":"running","agent_id":"a1","run_id":"r1"}, [{"type":"runtime.warning","payload":{"detail":{"status":"running"}}}]);
   });
-  it("usage #1 (mappings/cursor-sdk.yaml:520)", () => {
+  it("usage #1 (mappings/cursor-sdk.yaml:523)", () => {
     check([], {"type":"usage","usage":{"inputTokens":10,"outputTokens":5,"cacheReadTokens":2,"cacheWriteTokens":0,"totalTokens":17},"agent_id":"a1","run_id":"r1"}, [{"type":"thread.token-usage.updated","ids":["thread"],"payload":{"tokenUsage":{"inputTokens":10,"outputTokens":5,"cachedInputTokens":2,"totalTokens":17}}}]);
   });
-  it("run-result #1 (mappings/cursor-sdk.yaml:542)", () => {
+  it("run-result #1 (mappings/cursor-sdk.yaml:545)", () => {
     check([{"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"}], {"schemaVersion":1,"type":"result","agentId":"a1","runId":"r1","status":"error","errorCode":"boom"}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","stopReason":"error","errorMessage":"boom"}}]);
   });
-  it("after the status message, nothing more (mappings/cursor-sdk.yaml:546)", () => {
+  it("after the status message, nothing more (mappings/cursor-sdk.yaml:549)", () => {
     check([{"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"},{"type":"status","status":"FINISHED","agent_id":"a1","run_id":"r1"}], {"schemaVersion":1,"type":"result","agentId":"a1","runId":"r1","status":"finished"}, []);
   });
-  it("update-user #1 (mappings/cursor-sdk.yaml:581)", () => {
+  it("update-user #1 (mappings/cursor-sdk.yaml:584)", () => {
     check([], {"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Run ls"}}, [{"type":"turn.started","ids":["thread","turn"],"payload":{}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"user_message","status":"completed","text":"Run ls"}}]);
   });
-  it("as onDelta's argument (mappings/cursor-sdk.yaml:585)", () => {
+  it("as onDelta's argument (mappings/cursor-sdk.yaml:588)", () => {
     check([], {"update":{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}}, [{"type":"turn.started","payload":{}},{"type":"item.completed","payload":{"itemType":"user_message","text":"Hi"}}]);
   });
-  it("update-text #1 (mappings/cursor-sdk.yaml:613)", () => {
+  it("update-text #1 (mappings/cursor-sdk.yaml:616)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"text-delta","text":"Hel"}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"assistant_text","delta":"Hel"}}]);
   });
-  it("a subagent's text hangs under its task call (mappings/cursor-sdk.yaml:618)", () => {
+  it("a subagent's text hangs under its task call (mappings/cursor-sdk.yaml:621)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"tool-call-started","callId":"t1","modelCallId":"m1","toolCall":{"type":"task","args":{"description":"Look","prompt":"Look around"}}}], {"type":"tool-call-delta","callId":"t1","modelCallId":"m1","taskUpdate":{"type":"text-delta","text":"Found it"}}, [{"type":"item.started","ids":["thread","turn","item","parent"],"payload":{"itemType":"assistant_message"}},{"type":"content.delta","ids":["item","parent"],"payload":{"delta":"Found it"}}]);
   });
-  it("update-thinking-completed #1 (mappings/cursor-sdk.yaml:650)", () => {
+  it("update-thinking-completed #1 (mappings/cursor-sdk.yaml:653)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"thinking-delta","text":"Plan"}], {"type":"thinking-completed","thinkingDurationMs":900}, [{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"reasoning","status":"completed","data":{"thinkingDurationMs":900}}}]);
   });
-  it("update-thinking #1 (mappings/cursor-sdk.yaml:679)", () => {
+  it("update-thinking #1 (mappings/cursor-sdk.yaml:682)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"thinking-delta","text":"Planning"}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"reasoning","status":"inProgress"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Planning"}}]);
   });
-  it("update-tool-call-running #1 (mappings/cursor-sdk.yaml:726)", () => {
+  it("update-tool-call-running #1 (mappings/cursor-sdk.yaml:729)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"tool-call-started","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"ls","workingDirectory":"/w"}}}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"ls","toolName":"shell","command":"ls","cwd":"/w"}}]);
   });
-  it("a partial call updates the item (mappings/cursor-sdk.yaml:730)", () => {
+  it("a partial call updates the item (mappings/cursor-sdk.yaml:733)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"tool-call-started","callId":"c1","modelCallId":"m1","toolCall":{"type":"write","args":{"path":"/w/a.py","fileText":""}}}], {"type":"partial-tool-call","callId":"c1","modelCallId":"m1","toolCall":{"type":"write","args":{"path":"/w/a.py","fileText":"print(1)"}}}, [{"type":"item.updated","payload":{"itemType":"file_change","status":"inProgress","input":{"fileText":"print(1)"}}}]);
   });
-  it("update-todos-completed #1 (mappings/cursor-sdk.yaml:784)", () => {
+  it("update-todos-completed #1 (mappings/cursor-sdk.yaml:787)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"tool-call-completed","callId":"c9","modelCallId":"m9","toolCall":{"type":"updateTodos","args":{"todos":[{"status":"completed","content":"Read"},{"status":"inProgress","content":"Write"},{"status":"cancelled","content":"Golf"}]},"result":{"status":"success","value":{"todos":[{"status":"completed","content":"Read"},{"status":"inProgress","content":"Write"},{"status":"cancelled","content":"Golf"}],"totalCount":3}}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"plan","toolName":"updateTodos"}},{"type":"turn.plan.updated","ids":["item"],"payload":{"plan":[{"step":"Read","status":"completed"},{"step":"Write","status":"inProgress"},{"step":"Golf","status":"completed"}]}},{"type":"item.completed","payload":{"itemType":"plan","status":"completed"}}]);
   });
-  it("update-tool-call-completed #1 (mappings/cursor-sdk.yaml:844)", () => {
+  it("update-tool-call-completed #1 (mappings/cursor-sdk.yaml:850)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"tool-call-started","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"ls"}}}], {"type":"tool-call-completed","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"ls"},"result":{"status":"success","value":{"exitCode":0,"signal":"","stdout":"a.txt\n","stderr":"","executionTime":12}}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"a.txt\n"}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"completed","command":"ls","exitCode":0,"output":"a.txt\n","durationMs":12}}]);
   });
-  it("output that shell-output-delta streamed is not sent again (mappings/cursor-sdk.yaml:851)", () => {
+  it("output that shell-output-delta streamed is not sent again (mappings/cursor-sdk.yaml:857)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"tool-call-started","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"ls"}}},{"type":"shell-output-delta","event":{"case":"stdout","value":{"data":"a.txt\n"}}}], {"type":"tool-call-completed","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"ls"},"result":{"status":"success","value":{"exitCode":0,"signal":"","stdout":"a.txt\n","stderr":"","executionTime":12}}}}, [{"type":"item.completed","payload":{"itemType":"command_execution","output":"a.txt\n"}}]);
   });
-  it("an edit with its diff (mappings/cursor-sdk.yaml:859)", () => {
+  it("an edit with its diff (mappings/cursor-sdk.yaml:865)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"tool-call-completed","callId":"c2","modelCallId":"m2","toolCall":{"type":"edit","args":{"path":"/w/a.py"},"result":{"status":"success","value":{"linesAdded":1,"linesRemoved":1,"diffString":"-a\n+b\n"}}}}, [{"type":"item.started","payload":{"itemType":"file_change"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"completed","files":[{"path":"/w/a.py","change":"update","diff":"-a\n+b\n"}]}}]);
   });
-  it("a failed MCP call (mappings/cursor-sdk.yaml:865)", () => {
+  it("a failed MCP call (mappings/cursor-sdk.yaml:871)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"tool-call-completed","callId":"c3","modelCallId":"m3","toolCall":{"type":"mcp","args":{"providerIdentifier":"docs","toolName":"search","args":{"q":"x"}},"result":{"status":"error","error":{"message":"server gone"}}}}, [{"type":"item.started","payload":{"itemType":"mcp_tool_call"}},{"type":"item.completed","payload":{"itemType":"mcp_tool_call","status":"failed","server":"docs","toolName":"search","error":"server gone"}}]);
   });
-  it("a plan's text (mappings/cursor-sdk.yaml:871)", () => {
+  it("a plan's text (mappings/cursor-sdk.yaml:877)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"tool-call-completed","callId":"c4","modelCallId":"m4","toolCall":{"type":"createPlan","args":{"plan":"1. Read\n2. Write"},"result":{"status":"success","value":{}}}}, [{"type":"item.started","payload":{"itemType":"plan"}},{"type":"item.completed","payload":{"itemType":"plan","status":"completed","text":"1. Read\n2. Write","toolName":"createPlan"}}]);
   });
-  it("update-step-completed #1 (mappings/cursor-sdk.yaml:899)", () => {
+  it("update-step-completed #1 (mappings/cursor-sdk.yaml:905)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"step-started","stepId":1},{"type":"text-delta","text":"Hello"}], {"type":"step-completed","stepId":1,"stepDurationMs":300}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed"}}]);
   });
-  it("a step that wrote no text (mappings/cursor-sdk.yaml:906)", () => {
+  it("a step that wrote no text (mappings/cursor-sdk.yaml:912)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"step-completed","stepId":1,"stepDurationMs":300}, []);
   });
-  it("update-shell-output #1 (mappings/cursor-sdk.yaml:942)", () => {
+  it("update-shell-output #1 (mappings/cursor-sdk.yaml:951)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"tool-call-started","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"ls"}}}], {"type":"shell-output-delta","event":{"case":"stdout","value":{"data":"a.txt\n"}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"a.txt\n"}}]);
   });
-  it("an event serialized with stdout / stderr fields (not the SDK's case/value) (mappings/cursor-sdk.yaml:948)", () => {
+  it("an event serialized with stdout / stderr fields (not the SDK's case/value) (mappings/cursor-sdk.yaml:957)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"tool-call-started","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"make"}}}], {"type":"shell-output-delta","event":{"stdout":"built\n","stderr":"warning: x\n"}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"built\n"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"warning: x\n"}}]);
   });
-  it("a JSON-serialized event: {stderr: {data}} (mappings/cursor-sdk.yaml:956)", () => {
+  it("a JSON-serialized event: {stderr: {data}} (mappings/cursor-sdk.yaml:965)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"tool-call-started","callId":"c1","modelCallId":"m1","toolCall":{"type":"shell","args":{"command":"make"}}}], {"type":"shell-output-delta","event":{"stderr":{"data":"no rule\n"}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"no rule\n"}}]);
   });
-  it("update-summary-started #1 (mappings/cursor-sdk.yaml:982)", () => {
+  it("update-summary-started #1 (mappings/cursor-sdk.yaml:991)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"summary-started"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"context_compaction","status":"inProgress"}}]);
   });
-  it("update-summary #1 (mappings/cursor-sdk.yaml:1012)", () => {
+  it("update-summary #1 (mappings/cursor-sdk.yaml:1021)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"summary-started"}], {"type":"summary","summary":"Summarized the conversation so far"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"context_compaction","text":"Summarized the conversation so far"}},{"type":"tool.summary","payload":{"summary":"Summarized the conversation so far"}}]);
   });
-  it("update-summary-completed #1 (mappings/cursor-sdk.yaml:1035)", () => {
+  it("update-summary-completed #1 (mappings/cursor-sdk.yaml:1044)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"summary-started"}], {"type":"summary-completed"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"context_compaction","status":"completed"}}]);
   });
-  it("update-turn-ended-in-run #1 (mappings/cursor-sdk.yaml:1059)", () => {
+  it("update-turn-ended-in-run #1 (mappings/cursor-sdk.yaml:1068)", () => {
     check([{"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"},{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"turn-ended","usage":{"inputTokens":10,"outputTokens":5,"cacheReadTokens":2,"cacheWriteTokens":0}}, [{"type":"thread.token-usage.updated","ids":["thread"],"payload":{"tokenUsage":{"inputTokens":10,"outputTokens":5,"cachedInputTokens":2}}}]);
   });
-  it("update-turn-ended #1 (mappings/cursor-sdk.yaml:1086)", () => {
+  it("update-turn-ended #1 (mappings/cursor-sdk.yaml:1095)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}},{"type":"text-delta","text":"Hello"}], {"type":"turn-ended","usage":{"inputTokens":10,"outputTokens":5,"cacheReadTokens":2,"cacheWriteTokens":0}}, [{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"thread.token-usage.updated","payload":{"tokenUsage":{"inputTokens":10,"outputTokens":5,"cachedInputTokens":2}}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}}]);
   });
-  it("conversation-agent-turn-prompt #1 (mappings/cursor-sdk.yaml:1115)", () => {
+  it("conversation-agent-turn-prompt #1 (mappings/cursor-sdk.yaml:1124)", () => {
     check([], {"type":"agentConversationTurn","turn":{"userMessage":{"text":"Say hi"},"steps":[{"type":"assistantMessage","message":{"text":"Hi!"}}]}}, [{"type":"turn.started","payload":{}},{"type":"item.completed","payload":{"itemType":"user_message","text":"Say hi"}},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Hi!"}},{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("conversation-agent-turn #1 (mappings/cursor-sdk.yaml:1137)", () => {
+  it("conversation-agent-turn #1 (mappings/cursor-sdk.yaml:1146)", () => {
     check([], {"type":"agentConversationTurn","turn":{"steps":[{"type":"thinkingMessage","message":{"text":"Hmm","thinkingDurationMs":40}}]}}, [{"type":"turn.started","payload":{}},{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Hmm"}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("conversation-shell-turn #1 (mappings/cursor-sdk.yaml:1165)", () => {
+  it("conversation-shell-turn #1 (mappings/cursor-sdk.yaml:1174)", () => {
     check([], {"type":"shellConversationTurn","turn":{"shellCommand":{"command":"git status","workingDirectory":"/w"},"shellOutput":{"stdout":"clean\n","stderr":"","exitCode":0}}}, [{"type":"turn.started","payload":{}},{"type":"item.started","payload":{"itemType":"command_execution","command":"git status"}},{"type":"content.delta","payload":{"streamKind":"command_output","delta":"clean\n"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed","command":"git status","cwd":"/w","exitCode":0,"output":"clean\n"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("conversation-step-text #1 (mappings/cursor-sdk.yaml:1182)", () => {
+  it("conversation-step-text #1 (mappings/cursor-sdk.yaml:1191)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"assistantMessage","message":{"text":"Hello"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"Hello"}}]);
   });
-  it("conversation-step-thinking #1 (mappings/cursor-sdk.yaml:1198)", () => {
+  it("conversation-step-thinking #1 (mappings/cursor-sdk.yaml:1207)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"thinkingMessage","message":{"text":"Plan","thinkingDurationMs":30}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Plan"}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed","data":{"thinkingDurationMs":30}}}]);
   });
-  it("conversation-step-tool-call #1 (mappings/cursor-sdk.yaml:1222)", () => {
+  it("conversation-step-tool-call #1 (mappings/cursor-sdk.yaml:1231)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"toolCall","message":{"type":"read","args":{"path":"/w/a.py"},"result":{"status":"success","value":{"fileSize":3,"content":"x=1","totalLines":1}}}}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call","toolName":"read"}},{"type":"item.completed","payload":{"itemType":"dynamic_tool_call","status":"completed","toolName":"read"}}]);
   });
 });

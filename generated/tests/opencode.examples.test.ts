@@ -118,73 +118,73 @@ describe("opencode: table examples (mappings/opencode.yaml)", () => {
   it("the task tool is a collab item and a task; its child session's parts nest under it (mappings/opencode.yaml:743)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"task","state":{"status":"running","input":{"description":"Explore","prompt":"look","subagent_type":"explore"},"metadata":{"sessionId":"child1"},"time":{"start":1}}},"time":1}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"collab_agent_tool_call"}},{"type":"task.started","payload":{"description":"Explore","taskType":"explore"}}]);
   });
-  it("tool-completed #1 (mappings/opencode.yaml:769)", () => {
+  it("tool-completed #1 (mappings/opencode.yaml:772)", () => {
     check([{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"running","input":{"command":"ls"},"metadata":{"output":"a\n"},"time":{"start":1}}},"time":1}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"completed","input":{"command":"ls"},"output":"a\nb\n","title":"ls","metadata":{"output":"a\nb\n","exit":0},"time":{"start":1,"end":2}}},"time":2}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"command_output","delta":"b\n"}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls"}}]);
   });
-  it("a tool seen only completed starts and completes (mappings/opencode.yaml:774)", () => {
+  it("a tool seen only completed starts and completes (mappings/opencode.yaml:777)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t2","sessionID":"s1","messageID":"a1","type":"tool","callID":"c2","tool":"edit","state":{"status":"completed","input":{"filePath":"a.py"},"output":"ok","title":"a.py","metadata":{},"time":{"start":1,"end":2}}},"time":2}}, [{"type":"item.started","payload":{"itemType":"file_change"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"completed"}}]);
   });
-  it("tool-error #1 (mappings/opencode.yaml:799)", () => {
+  it("tool-error #1 (mappings/opencode.yaml:805)", () => {
     check([{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"pending","input":{},"raw":""}},"time":1}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"error","input":{"command":false},"error":"exit 1","time":{"start":1,"end":2}}},"time":2}}, [{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"failed","detail":"exit 1"}}]);
   });
-  it("tool #1 (mappings/opencode.yaml:826)", () => {
+  it("tool #1 (mappings/opencode.yaml:835)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"pending","input":{},"raw":""}},"time":1}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"bash"}}]);
   });
-  it("running updates the item and streams the command's output (mappings/opencode.yaml:829)", () => {
+  it("running updates the item and streams the command's output (mappings/opencode.yaml:838)", () => {
     check([{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"pending","input":{},"raw":""}},"time":1}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"running","input":{"command":"ls"},"metadata":{"output":"a\n"},"time":{"start":1}}},"time":2}}, [{"type":"item.updated","payload":{"itemType":"command_execution","status":"inProgress"}},{"type":"content.delta","payload":{"streamKind":"command_output","delta":"a\n"}}]);
   });
-  it("step-start-part #1 (mappings/opencode.yaml:845)", () => {
+  it("step-start-part #1 (mappings/opencode.yaml:854)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"s1p","sessionID":"s1","messageID":"a1","type":"step-start","snapshot":"abc"},"time":1}}, []);
   });
-  it("step-finish-part #1 (mappings/opencode.yaml:862)", () => {
+  it("step-finish-part #1 (mappings/opencode.yaml:871)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"f1","sessionID":"s1","messageID":"a1","type":"step-finish","reason":"stop","cost":0.002,"tokens":{"total":30,"input":20,"output":10,"reasoning":0,"cache":{"read":0,"write":0}}},"time":1}}, [{"type":"thread.token-usage.updated","ids":["thread"],"payload":{"usage":{"tokens":{"total":30,"input":20},"cost":0.002,"finish":"stop","scope":"step"},"tokenUsage":{"inputTokens":20,"outputTokens":10,"totalTokens":30}}}]);
   });
-  it("patch-part #1 (mappings/opencode.yaml:878)", () => {
+  it("patch-part #1 (mappings/opencode.yaml:887)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"a1","type":"patch","hash":"abc","files":["/w/a.py","/w/a.py"]},"time":1}}, [{"type":"turn.diff.updated","ids":["thread"],"payload":{"unifiedDiff":"diff --git a/w/a.py b/w/a.py"}}]);
   });
-  it("retry-part #1 (mappings/opencode.yaml:894)", () => {
+  it("retry-part #1 (mappings/opencode.yaml:903)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"a1","type":"retry","attempt":1,"error":{"name":"APIError","data":{"message":"overloaded","isRetryable":true}},"time":{"created":1}},"time":1}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"overloaded"}}]);
   });
-  it("compaction-part #1 (mappings/opencode.yaml:914)", () => {
+  it("compaction-part #1 (mappings/opencode.yaml:923)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"a1","type":"compaction","auto":true},"time":1}}, [{"type":"item.started","payload":{"itemType":"context_compaction"}},{"type":"item.completed","payload":{"itemType":"context_compaction"}},{"type":"thread.state.changed","payload":{"state":"compacted"}}]);
   });
-  it("other-part #1 (mappings/opencode.yaml:939)", () => {
+  it("other-part #1 (mappings/opencode.yaml:948)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"m1","type":"subtask","prompt":"look","description":"Explore","agent":"explore"},"time":1}}, [{"type":"item.started","payload":{"itemType":"collab_agent_tool_call"}},{"type":"item.completed","payload":{"itemType":"collab_agent_tool_call","title":"Explore"}}]);
   });
-  it("other-part #2 (mappings/opencode.yaml:943)", () => {
+  it("other-part #2 (mappings/opencode.yaml:952)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x2","sessionID":"s1","messageID":"m1","type":"file","mime":"image/png","filename":"a.png","url":"file:///a.png"},"time":1}}, [{"type":"item.started","payload":{"itemType":"unknown"}},{"type":"item.completed","payload":{"itemType":"unknown","title":"a.png","data":{"mime":"image/png"}}}]);
   });
-  it("snapshot-part #1 (mappings/opencode.yaml:957)", () => {
+  it("snapshot-part #1 (mappings/opencode.yaml:966)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"a1","type":"snapshot","snapshot":"abc"},"time":1}}, []);
   });
-  it("permission-asked #1 (mappings/opencode.yaml:978)", () => {
+  it("permission-asked #1 (mappings/opencode.yaml:987)", () => {
     check([], {"type":"permission.asked","properties":{"id":"per1","sessionID":"s1","permission":"bash","patterns":["rm README.md"],"metadata":{"command":"rm README.md"},"always":["rm *"],"tool":{"messageID":"a1","callID":"c1"}}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"permission":"bash"}}}]);
   });
-  it("permission-asked #2 (mappings/opencode.yaml:981)", () => {
+  it("permission-asked #2 (mappings/opencode.yaml:990)", () => {
     check([], {"type":"permission.asked","properties":{"id":"per2","sessionID":"s1","permission":"external_directory","patterns":["/etc/*"],"metadata":{},"always":[]}}, [{"type":"request.opened","payload":{"requestType":"unknown","detail":"/etc/*"}}]);
   });
-  it("permission-updated-v1 #1 (mappings/opencode.yaml:1002)", () => {
+  it("permission-updated-v1 #1 (mappings/opencode.yaml:1011)", () => {
     check([], {"type":"permission.updated","properties":{"id":"per1","type":"edit","pattern":"a.py","sessionID":"s1","messageID":"a1","callID":"c1","title":"Edit a.py","metadata":{},"time":{"created":1}}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"file_change_approval","detail":"Edit a.py"}}]);
   });
-  it("permission-v2-asked #1 (mappings/opencode.yaml:1022)", () => {
+  it("permission-v2-asked #1 (mappings/opencode.yaml:1031)", () => {
     check([], {"type":"permission.v2.asked","properties":{"id":"per1","sessionID":"s1","action":"bash","resources":["ls"]}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","detail":"ls"}}]);
   });
-  it("permission-replied #1 (mappings/opencode.yaml:1040)", () => {
+  it("permission-replied #1 (mappings/opencode.yaml:1049)", () => {
     check([{"type":"permission.asked","properties":{"id":"per1","sessionID":"s1","permission":"bash","patterns":["ls"],"metadata":{},"always":[]}}], {"type":"permission.replied","properties":{"sessionID":"s1","requestID":"per1","reply":"once"}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","decision":"allow_once"}}]);
   });
-  it("v1 shape (mappings/opencode.yaml:1044)", () => {
+  it("v1 shape (mappings/opencode.yaml:1053)", () => {
     check([{"type":"permission.updated","properties":{"id":"per1","type":"bash","sessionID":"s1","messageID":"a1","title":"ls","metadata":{},"time":{"created":1}}}], {"type":"permission.replied","properties":{"sessionID":"s1","permissionID":"per1","response":"reject"}}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"reject_once"}}]);
   });
-  it("permission-v2-replied #1 (mappings/opencode.yaml:1063)", () => {
+  it("permission-v2-replied #1 (mappings/opencode.yaml:1072)", () => {
     check([{"type":"permission.v2.asked","properties":{"id":"per1","sessionID":"s1","action":"bash","resources":["ls"]}}], {"type":"permission.v2.replied","properties":{"sessionID":"s1","requestID":"per1","reply":"always"}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","decision":"allow_always"}}]);
   });
-  it("question-asked #1 (mappings/opencode.yaml:1093)", () => {
+  it("question-asked #1 (mappings/opencode.yaml:1102)", () => {
     check([], {"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which language?","header":"Lang","options":[{"label":"Python","description":"Python"}]}],"tool":{"messageID":"a1","callID":"c1"}}}, [{"type":"user-input.requested","ids":["thread","request"],"payload":{"questions":[{"question":"Which language?"}]}},{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"tool_user_input","detail":"Which language?"}}]);
   });
-  it("question-replied #1 (mappings/opencode.yaml:1114)", () => {
+  it("question-replied #1 (mappings/opencode.yaml:1123)", () => {
     check([{"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which?","header":"W","options":[]}]}}], {"type":"question.replied","properties":{"sessionID":"s1","requestID":"q1","answers":[["Python"]]}}, [{"type":"user-input.resolved","ids":["thread","request"],"payload":{"answers":[["Python"]]}},{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"answered"}}]);
   });
-  it("question-rejected #1 (mappings/opencode.yaml:1136)", () => {
+  it("question-rejected #1 (mappings/opencode.yaml:1145)", () => {
     check([{"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which?","header":"W","options":[]}]}}], {"type":"question.rejected","properties":{"sessionID":"s1","requestID":"q1"}}, [{"type":"user-input.resolved","payload":{"answers":[]}},{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"cancelled"}}]);
   });
 });
