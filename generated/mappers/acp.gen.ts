@@ -23,6 +23,7 @@
 //   89b07c1d190777449965d218cb0f1079220577a1d378755a9fce95570843f168  schemas/upstream/cursor-acp/2026-11-30/CursorAgentRequest.json
 //   bc37bfe4ff080b7c4f5a7491cf7c130cc22dcb4aa1a9e67dc8843d45bcdc4b28  schemas/upstream/cursor-acp/2026-11-30/CursorAskQuestionResponse.json
 //   8f264f47e098034759930b9b03dddeed295569dda47a57e8f2273e1523d5f2bd  schemas/upstream/cursor-acp/2026-11-30/CursorCreatePlanResponse.json
+// Mapping table mappings/acp.yaml: sha256 9abe5eb1f8d3371c20772e61a5b009935614e22e21012fcfcee5faddd8bc8c1f
 import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
