@@ -2,7 +2,6 @@
 // Edit the inputs and run `npm run codegen`.
 import type { AnswerCaseData, AnswerTables } from "../src/answer/answer-table.js";
 import type { RequestAnswer } from "../src/answer/answer.js";
-import * as h_content from "../mappings/helpers/content.js";
 import { compact, concat, merge, numeric, text, typeOf, uri } from "../src/normalize/row-util.js";
 
 type Kind = RequestAnswer["kind"];
@@ -26,42 +25,42 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     when: (a) => a.payload?.requestType === "tool_user_input",
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: a.reply?.answers })), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
+    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: a.reply?.answers })), decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined) }),
     at: "mappings/claude-sdk.yaml:303",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     when: (a) => a.payload?.requestType === "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
+    body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_reject" : undefined) }),
     at: "mappings/claude-sdk.yaml:308",
   },
   {
     decisions: ["allow_once"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_temporary")) }),
+    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_temporary") : undefined) }),
     at: "mappings/claude-sdk.yaml:312",
   },
   {
     decisions: ["allow_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: h_content.when(typeOf(a.args?.suggestions), "array", a.args?.suggestions), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_permanent")) }),
+    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: (typeOf(a.args?.suggestions) === "array" ? a.args?.suggestions : undefined), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_permanent") : undefined) }),
     at: "mappings/claude-sdk.yaml:316",
   },
   {
     decisions: ["reject_once", "reject_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_reject")) }),
+    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined) }),
     at: "mappings/claude-sdk.yaml:324",
   },
   {
     decisions: ["cancelled"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_reject")) }),
+    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined) }),
     at: "mappings/claude-sdk.yaml:328",
   },
 ];
@@ -159,7 +158,7 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
   {
     decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
     via: ["http"],
-    body: (a) => compact({ path: concat("/permission/", uri(a.requestId), "/reply"), body: compact({ reply: a.choice, message: h_content.when(a.choice, "reject", text(a.reply?.message, "", "strings", true)) }) }),
+    body: (a) => compact({ path: concat("/permission/", uri(a.requestId), "/reply"), body: compact({ reply: a.choice, message: (a.choice === "reject" ? text(a.reply?.message, "", "strings", true) : undefined) }) }),
     at: "mappings/opencode.yaml:180",
   },
 ];
@@ -211,7 +210,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1387
+    // mappings/acp.yaml:1415
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +220,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1418",
+          at: "mappings/acp.yaml:1448",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1421",
+          at: "mappings/acp.yaml:1451",
         },
       ],
-      at: "mappings/acp.yaml:1418",
+      at: "mappings/acp.yaml:1448",
     },
-    // mappings/acp.yaml:1506
+    // mappings/acp.yaml:1536
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +241,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1521",
+          at: "mappings/acp.yaml:1551",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1524",
+          at: "mappings/acp.yaml:1554",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1526",
+          at: "mappings/acp.yaml:1556",
         },
       ],
-      at: "mappings/acp.yaml:1521",
+      at: "mappings/acp.yaml:1551",
     },
-    // mappings/acp.yaml:1595
+    // mappings/acp.yaml:1625
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -269,18 +268,18 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: a.reply?.answers }) }),
-          at: "mappings/acp.yaml:1613",
+          at: "mappings/acp.yaml:1643",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1616",
+          at: "mappings/acp.yaml:1646",
         },
       ],
-      at: "mappings/acp.yaml:1613",
+      at: "mappings/acp.yaml:1643",
     },
-    // mappings/acp.yaml:1656
+    // mappings/acp.yaml:1686
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -289,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1676",
+          at: "mappings/acp.yaml:1706",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1678",
+          at: "mappings/acp.yaml:1708",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1680",
+          at: "mappings/acp.yaml:1710",
         },
       ],
-      at: "mappings/acp.yaml:1676",
+      at: "mappings/acp.yaml:1706",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
@@ -314,50 +313,50 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/claude-sdk.yaml:659",
     },
-    // mappings/claude-sdk.yaml:2083
+    // mappings/claude-sdk.yaml:2090
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2100",
+      at: "mappings/claude-sdk.yaml:2107",
     },
-    // mappings/claude-sdk.yaml:2197
+    // mappings/claude-sdk.yaml:2204
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2216",
+      at: "mappings/claude-sdk.yaml:2223",
     },
-    // mappings/claude-sdk.yaml:2253
+    // mappings/claude-sdk.yaml:2260
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2271",
+      at: "mappings/claude-sdk.yaml:2278",
     },
-    // mappings/claude-sdk.yaml:2390
+    // mappings/claude-sdk.yaml:2397
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2407",
+      at: "mappings/claude-sdk.yaml:2414",
     },
-    // mappings/claude-sdk.yaml:2414
+    // mappings/claude-sdk.yaml:2421
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2435",
+      at: "mappings/claude-sdk.yaml:2442",
     },
-    // mappings/claude-sdk.yaml:2442
+    // mappings/claude-sdk.yaml:2449
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2463",
+      at: "mappings/claude-sdk.yaml:2470",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {
@@ -468,13 +467,13 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["completed"],
           via: ["result"],
-          body: (a) => compact({ success: true, contentItems: (h_content.when(typeOf(a.reply?.output), "string", [compact({ type: "inputText", text: a.reply?.output })]) ?? h_content.when(typeOf(a.reply?.output), "array", a.reply?.output) ?? []) }),
+          body: (a) => compact({ success: true, contentItems: ((typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined) ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined) ?? []) }),
           at: "mappings/codex-app-server.yaml:1139",
         },
         {
           decisions: ["failed"],
           via: ["result"],
-          body: (a) => compact({ success: false, contentItems: (h_content.when(typeOf(a.reply?.message), "string", [compact({ type: "inputText", text: a.reply?.message })]) ?? []) }),
+          body: (a) => compact({ success: false, contentItems: ((typeOf(a.reply?.message) === "string" ? [compact({ type: "inputText", text: a.reply?.message })] : undefined) ?? []) }),
           at: "mappings/codex-app-server.yaml:1143",
         },
       ],
@@ -528,7 +527,7 @@ export const ANSWERS: AnswerTables = {
       cases: [...SET_codex_app_server_approval],
       at: "mappings/codex-app-server.yaml:1228",
     },
-    // mappings/codex-eventmsg.yaml:1679
+    // mappings/codex-eventmsg.yaml:1687
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["exec_command_approval"],
@@ -537,12 +536,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1694",
+          at: "mappings/codex-eventmsg.yaml:1702",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1694",
+      at: "mappings/codex-eventmsg.yaml:1702",
     },
-    // mappings/codex-eventmsg.yaml:1701
+    // mappings/codex-eventmsg.yaml:1709
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["exec_command_approval"],
@@ -551,12 +550,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1714",
+          at: "mappings/codex-eventmsg.yaml:1722",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1714",
+      at: "mappings/codex-eventmsg.yaml:1722",
     },
-    // mappings/codex-eventmsg.yaml:1722
+    // mappings/codex-eventmsg.yaml:1730
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["apply_patch_approval"],
@@ -565,20 +564,20 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1735",
+          at: "mappings/codex-eventmsg.yaml:1743",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1735",
+      at: "mappings/codex-eventmsg.yaml:1743",
     },
-    // mappings/codex-eventmsg.yaml:1743
+    // mappings/codex-eventmsg.yaml:1751
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1753",
+      at: "mappings/codex-eventmsg.yaml:1761",
     },
-    // mappings/codex-eventmsg.yaml:1759
+    // mappings/codex-eventmsg.yaml:1767
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
@@ -588,55 +587,55 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/codex-eventmsg.yaml:1772",
+          at: "mappings/codex-eventmsg.yaml:1780",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1775",
+          at: "mappings/codex-eventmsg.yaml:1783",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1772",
+      at: "mappings/codex-eventmsg.yaml:1780",
     },
-    // mappings/codex-eventmsg.yaml:1784
+    // mappings/codex-eventmsg.yaml:1792
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1794",
+      at: "mappings/codex-eventmsg.yaml:1802",
     },
-    // mappings/codex-eventmsg.yaml:2072
+    // mappings/codex-eventmsg.yaml:2082
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2091",
+      at: "mappings/codex-eventmsg.yaml:2101",
     },
-    // mappings/opencode.yaml:949
+    // mappings/opencode.yaml:970
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:964",
+      at: "mappings/opencode.yaml:985",
     },
-    // mappings/opencode.yaml:973
+    // mappings/opencode.yaml:994
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:988",
+      at: "mappings/opencode.yaml:1009",
     },
-    // mappings/opencode.yaml:994
+    // mappings/opencode.yaml:1015
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1008",
+      at: "mappings/opencode.yaml:1029",
     },
-    // mappings/opencode.yaml:1056
+    // mappings/opencode.yaml:1077
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -646,16 +645,16 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/opencode.yaml:1075",
+          at: "mappings/opencode.yaml:1096",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1078",
+          at: "mappings/opencode.yaml:1099",
         },
       ],
-      at: "mappings/opencode.yaml:1075",
+      at: "mappings/opencode.yaml:1096",
     },
   },
 };

@@ -10,9 +10,10 @@ export type Path = string;
 
 /**
  * A value expression: a `$path` string, a literal (`$$x` is the literal `$x`), an object or array of expressions, or
- * one operator object: `$map`, `$first`, `$state`, `$id`, `$var`, `$join`, `$literal`, `$str`, `$text`, `$tag`,
- * `$variant`, `$get`, `$json`, `$concat`, `$add`, `$list`, `$uri`, `$numeric`, `$merge`, `$type`, or `$helper`
- * (provider logic in mappings/helpers/).
+ * one operator object: `$map`, `$first`, `$state`, `$id`, `$var`, `$join`, `$literal`, `$str`, `$string`, `$number`,
+ * `$text`, `$tag`, `$variant`, `$get`, `$json`, `$concat`, `$add`, `$list`, `$uri`, `$numeric`, `$merge`, `$type`,
+ * `$if` (the lazy conditional: `{ $if: CONDITIONS, then: EXPR, else: EXPR }`), or `$helper` (provider data
+ * extraction in mappings/helpers/). `$NAME` reads a named value (`let:`) or an each variable.
  */
 export type Expr = unknown;
 
@@ -35,9 +36,10 @@ export interface ValueTest {
 }
 
 /**
- * Conditions, all of which must hold. One grammar everywhere (a row's `when`, a step's `if`, an input wrapper's `when`):
- * keys are field paths with a test, the runtime-state words `new`, `open`, `notOpen`, `stale`, `notStale` with a role
- * (only in a step's `if`), and `$if` for tests of computed values.
+ * Conditions, all of which must hold. One grammar everywhere (a row's `when`, a step's `if`, an input wrapper's `when`,
+ * a `$if` expression): keys are field paths with a test, `$NAME` / `$NAME.field` keys (a named value or an each
+ * variable) with a test, the runtime-state words `new`, `open`, `notOpen`, `stale`, `notStale` with a role (only in a
+ * step's `if` or a step's expressions), and `$if` for tests of computed values.
  */
 export interface Conditions {
   new?: Role;
@@ -76,6 +78,13 @@ export interface Snapshot {
   parts?: Expr;
 }
 
+/**
+ * Named values (`let:` of a row or a step): each `NAME: EXPR` is computed once, in order (a later one may read an
+ * earlier one), and read as `$NAME` (or `$NAME.field`). A row's are computed once its identities are resolved; a
+ * step's once the step's `if` holds.
+ */
+export type Lets = Record<string, Expr>;
+
 /** The steps of a row, run in order. Each step is one of the forms below. */
 export type Step = EmitStep | SnapshotStep | SetStep | CloseOpenStep | DispatchStep | EachStep | UpstreamVersionStep;
 
@@ -89,11 +98,13 @@ export interface EmitStep {
    * `guard: none` opts out; the step's `if` is added to it.
    */
   guard?: "none";
+  let?: Lets;
 }
 
 export interface SnapshotStep {
   snapshot: Snapshot;
   if?: Conditions;
+  let?: Lets;
 }
 
 /** Remember a session variable (key parts joined with `:`; a null value deletes it). */
@@ -101,6 +112,7 @@ export interface SetStep {
   set: Expr[];
   value: Expr;
   if?: Conditions;
+  let?: Lets;
 }
 
 /**
@@ -110,6 +122,7 @@ export interface SetStep {
  */
 export interface CloseOpenStep {
   closeOpen: { status: "completed" | "failed" | "declined"; detail?: string; completes?: string[]; statusVar?: string };
+  let?: Lets;
 }
 
 /**
@@ -121,6 +134,7 @@ export interface DispatchStep {
   dispatch: Expr;
   surface?: string;
   raw?: "dispatched" | "original";
+  let?: Lets;
 }
 
 /** Run `steps` once per element of a list, with the element as `$<as>` (its paths checked) and its position as `$<index>`. */
@@ -129,6 +143,7 @@ export interface EachStep {
   as: string;
   index?: string;
   steps: Step[];
+  let?: Lets;
 }
 
 /**
@@ -139,6 +154,7 @@ export interface EachStep {
 export interface UpstreamVersionStep {
   upstreamVersion: Expr;
   if?: Conditions;
+  let?: Lets;
 }
 
 /**
@@ -169,6 +185,7 @@ export interface Row {
   /** The pinned upstream versions the row applies to (default: all of them). */
   versions?: VersionRange;
   ids?: Ids;
+  let?: Lets;
   steps?: Step[];
   examples?: Example[];
   /**

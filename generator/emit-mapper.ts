@@ -46,10 +46,16 @@ export function subExprs(e: Expr): Expr[] {
     case "first": case "arr": case "join": case "concat": case "add": case "merge": return e.items;
     case "var": return e.key;
     case "obj": return e.entries.map(([, x]) => x);
-    case "str": case "text": case "tag": case "variant": case "get": case "json": case "uri": case "numeric": case "type": return [e.of];
+    case "str": case "text": case "tag": case "variant": case "get": case "json": case "uri": case "numeric": case "type": case "number": case "string": return [e.of];
+    case "if": return [...condExprs(e.cond), e.then, ...(e.else ? [e.else] : [])];
     case "list": return [e.of, e.to, ...e.where.flatMap((c) => (c.k === "state" ? [] : [c.path]))];
     default: return [];
   }
+}
+
+/** The expressions conditions test. */
+export function condExprs(cs: Cond[]): Expr[] {
+  return cs.flatMap((c) => (c.k === "state" ? [] : [c.path]));
 }
 
 /** Every expression in `e` (itself included), depth first. */
@@ -192,6 +198,12 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       return `numeric(${exprCode(e.of, scope)})`;
     case "type":
       return `typeOf(${exprCode(e.of, scope)})`;
+    case "number":
+      return `numberOf(${exprCode(e.of, scope)})`;
+    case "string":
+      return `stringOf(${exprCode(e.of, scope)})`;
+    case "if":
+      return `(${e.cond.map((c) => condCode(c, scope)).join(" && ") || "true"} ? ${exprCode(e.then, scope)} : ${e.else ? exprCode(e.else, scope) : "undefined"})`;
     case "list": {
       const inner = new Set(scope).add(e.as);
       const where = e.where.length ? `.filter((s_${e.as}: any) => ${e.where.map((c) => condCode(c, inner)).join(" && ")})` : "";
@@ -235,6 +247,19 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
   const out: string[] = [];
   const guarded = (cond: Cond[], call: string) => `${indent}${cond.length ? `if (${cond.map((c) => condCode(c, scope)).join(" && ")}) ` : ""}${call}`;
   for (const s of steps) {
+    if (s.lets?.length) {
+      // A step's named values: a block, run once the step's condition holds, that computes them and runs the step.
+      const cond = "cond" in s ? s.cond : [];
+      out.push(guarded(cond, "{"));
+      const inner = new Set(scope);
+      for (const l of s.lets) {
+        out.push(`${indent}  const s_${l.name} = ${exprCode(l.value, inner)};`);
+        inner.add(l.name);
+      }
+      out.push(...stepsCode([{ ...s, lets: undefined, ...("cond" in s ? { cond: [] } : {}) } as StepIR], surface, inner, indent + "  "));
+      out.push(`${indent}}`);
+      continue;
+    }
     switch (s.k) {
       case "emit":
         out.push(guarded(s.cond, `cx.emit(${lit(s.type)}, ${payloadCode(s.payload, scope, indent, guarded(s.cond, "").length + `cx.emit(${lit(s.type)}, `.length)});`));
@@ -342,7 +367,13 @@ function rowLines(r: RowIR, surface: string, refs?: (id: IdIR) => string): strin
     const ref = refs ? refs(id) : idRefLiteral(id);
     lines.push(id.path ? `cx.ref(${ref}, ${exprCode(id.path, new Set())});` : `cx.ref(${ref});`);
   }
-  lines.push(...stepsCode(r.steps, surface, new Set(), ""));
+  // the row's named values, once its identities are resolved
+  const scope = new Set<string>();
+  for (const l of r.lets ?? []) {
+    lines.push(`const s_${l.name} = ${exprCode(l.value, scope)};`);
+    scope.add(l.name);
+  }
+  lines.push(...stepsCode(r.steps, surface, scope, ""));
   lines.push("return true;");
   return lines;
 }
@@ -361,7 +392,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   // (UNSET joins once the rows are written, when one of them reuses a variable lookup)
   // (the operators most tables never use are imported only by the tables that do)
   const kinds = new Set(tableExprs(t).map((e) => e.k));
-  const rare: [string, string][] = [["merge", "merge"], ["numeric", "numeric"], ["type", "typeOf"], ["uri", "uri"]];
+  const rare: [string, string][] = [["merge", "merge"], ["number", "numberOf"], ["numeric", "numeric"], ["string", "stringOf"], ["type", "typeOf"], ["uri", "uri"]];
   const utilImports = ["add", "arr", "concat", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), ...(t.sessions ? ["firstId"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
   sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: utilImports });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
@@ -551,6 +582,7 @@ export function tableExprs(t: TableIR): Expr[] {
   const cond = (c: Cond): void => { if (c.k !== "state") expr(c.path); };
   const steps = (ss: StepIR[]): void => {
     for (const s of ss) {
+      s.lets?.forEach((l) => expr(l.value));
       if (s.k === "emit") { expr(s.payload); s.cond.forEach(cond); }
       else if (s.k === "snapshot") { expr(s.snap.text); expr(s.snap.parts); s.cond.forEach(cond); }
       else if (s.k === "set") { s.key.forEach(expr); expr(s.value); s.cond.forEach(cond); }
@@ -559,7 +591,7 @@ export function tableExprs(t: TableIR): Expr[] {
       else if (s.k === "each") { expr(s.each); steps(s.steps); }
     }
   };
-  for (const r of t.rows) { r.when.forEach(cond); r.ids.forEach((i) => expr(i.path)); r.hold?.forEach(expr); steps(r.steps); }
+  for (const r of t.rows) { r.when.forEach(cond); r.ids.forEach((i) => expr(i.path)); r.hold?.forEach(expr); r.lets?.forEach((l) => expr(l.value)); steps(r.steps); }
   for (const w of t.input) { w.when.forEach(cond); expr(w.message); w.meta.forEach(([, e]) => expr(e)); }
   return out;
 }

@@ -11,7 +11,13 @@ export const ROLES: Role[] = ["session", "thread", "turn", "item", "request", "t
 
 export type ExprParser = (val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>, on: ExprEnv) => Expr;
 /** How an expression's `$path` resolves (and is checked) where it stands, which roles the row declares, and whether the row's ids are resolved there yet (not in a row's `when`). */
-export interface ExprEnv { path: (segs: string[], p: (string | number)[], scope: Map<string, SchemaRef[]>) => Expr; hasRole: (r: Role) => boolean; beforeIds?: boolean }
+export interface ExprEnv {
+  path: (segs: string[], p: (string | number)[], scope: Map<string, SchemaRef[]>) => Expr;
+  hasRole: (r: Role) => boolean;
+  beforeIds?: boolean;
+  /** A condition's bare path (of a `$if` expression), with the enum values it may hold; default: `path`. */
+  subject?: (key: string, p: (string | number)[], scope: Map<string, SchemaRef[]>) => { expr: Expr; enumVals?: string[] };
+}
 export type ConditionParser = (c: any, path: (string | number)[], on: {
   allowState: boolean;
   hasRole: (r: Role) => boolean;
@@ -43,6 +49,7 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
         $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"], $var: ["$var"], $join: ["$join"], $id: ["$id"],
         $str: ["$str"], $text: ["$text", "join", "items", "skipEmpty"], $tag: ["$tag"], $variant: ["$variant"], $get: ["$get", "path"], $json: ["$json"], $concat: ["$concat"], $add: ["$add"],
         $list: ["$list", "as", "to", "where"], $uri: ["$uri"], $numeric: ["$numeric"], $type: ["$type"], $merge: ["$merge"],
+        $if: ["$if", "then", "else"], $number: ["$number"], $string: ["$string"],
       };
       if (special.length > 1 || !allowed[op]) {
         ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use ${Object.keys(allowed).join(", ")}`));
@@ -93,8 +100,20 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
         }
         case "$str": case "$tag": case "$variant": case "$json":
           return { k: op.slice(1) as "str" | "tag" | "variant" | "json", of: rec(o[op], [...path, op]) };
-        case "$uri": case "$numeric": case "$type":
-          return { k: op.slice(1) as "uri" | "numeric" | "type", of: rec(o[op], [...path, op]) };
+        case "$uri": case "$numeric": case "$type": case "$number": case "$string":
+          return { k: op.slice(1) as "uri" | "numeric" | "type" | "number" | "string", of: rec(o[op], [...path, op]) };
+        case "$if": {
+          // The lazy conditional: CONDITIONS (the one grammar; `$name` keys test named values), then / else.
+          if (!o.$if || typeof o.$if !== "object" || Array.isArray(o.$if) || !Object.keys(o.$if).length) ds.push(src.diag([...path, "$if"], "E246", `$if takes conditions (an object of tests, as in a step's "if")`));
+          if (!("then" in o)) ds.push(src.diag(path, "E246", `$if needs "then" (the value when the conditions hold; "else", optional, the value otherwise)`));
+          const cond = conditionParser(o.$if, [...path, "$if"], {
+            allowState: !on.beforeIds,
+            hasRole: on.hasRole,
+            subject: (key, p) => (on.subject ? on.subject(key, p, scope) : { expr: on.path(key.split("."), p, scope) }),
+            value: (x, p) => rec(x, p),
+          });
+          return { k: "if", cond, then: rec(o.then, [...path, "then"]), ...("else" in o ? { else: rec(o.else, [...path, "else"]) } : {}) };
+        }
         case "$concat": case "$add": case "$merge": {
           const list = o[op];
           if (!Array.isArray(list) || !list.length) ds.push(src.diag(path, "E228", `${op} takes a non-empty list`));
@@ -168,7 +187,8 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
         out.push({ k: "state", test: key, role: val });
         continue;
       }
-      const { expr, enumVals } = on.subject(key, p);
+      // `$name` / `$path` keys test a value expression (a named value, an each variable, a field) the same way
+      const { expr, enumVals } = key.startsWith("$") ? { expr: on.value(key, p), enumVals: undefined } : on.subject(key, p);
       const checkValue = (x: unknown, vp: (string | number)[]) => {
         if (enumVals && typeof x === "string" && !enumVals.includes(x)) ds.push(src.diag(vp, "E233", `"${x}" is not a value of ${key} upstream (${enumVals.join(", ")})${didYouMean(x, enumVals)}`));
       };

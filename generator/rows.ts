@@ -6,7 +6,7 @@
 import { didYouMean, type Diagnostic, type SourcedYaml } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
 import type { ExprParser, ConditionParser } from "./expressions.ts";
-import type { Cond, Expr, ExampleIR, IdIR, KindIR, MapIR, Op, Role, RowIR, SnapIR, StepIR, TableContext } from "./tables.ts";
+import type { Cond, Expr, ExampleIR, IdIR, KindIR, LetIR, MapIR, Op, Role, RowIR, SnapIR, StepIR, TableContext } from "./tables.ts";
 import { ANY, ANSWERS, enumValues, isMethodPattern, resolvePath, variants, type Kind, type SchemaRef, type UpstreamMethod, type UpstreamSchemas } from "./upstream.ts";
 
 /** What parsing a row needs from its table (the table stage builds it once). */
@@ -128,28 +128,62 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
   // `request` names the correlated JSON-RPC request only in JSON-RPC tables; elsewhere it is a message field.
   const mkPath = (segs: string[]): Expr & { k: "path" } =>
     tagged && segs[0] === "request" ? { k: "path", root: "msg", segs } : { k: "path", root: segs[0], segs: segs.slice(1) };
+  // Named values (`let:`) read so far, by name (an unread one is E249).
+  const readNames = new Set<string>();
+  const subjectOf = (key: string, p: (string | number)[], scope: Map<string, SchemaRef[]>) => {
+    const pathExpr = mkPath(key.split("."));
+    const res = checkPath(pathExpr, p, scope);
+    if (scope.has(pathExpr.root)) readNames.add(pathExpr.root);
+    return { expr: pathExpr, enumVals: res.targets.length ? enumValues(res.targets) : undefined };
+  };
   const parseExpr = (val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>): Expr => exprParser(val, path, scope, {
-    path: (segs, p, sc) => { const e = mkPath(segs); checkPath(e, p, sc); return e; },
+    path: (segs, p, sc) => { const e = mkPath(segs); checkPath(e, p, sc); if (sc.has(e.root)) readNames.add(e.root); return e; },
     hasRole: (role) => declared.has(role),
+    subject: subjectOf,
   });
+
+  /** Names a `let` may not take: the message's own roots and the positions' fixed ones. */
+  const RESERVED = new Set(["msg", "meta", "line", "request", "capture", "if", "then", "else"]);
+  /** A `let:` block: its names (identifiers, new where they stand: E247), each parsed with the ones before it in scope. */
+  const parseLets = (block: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>): { lets: LetIR[]; inner: Map<string, SchemaRef[]> } => {
+    const inner = new Map(scope);
+    const lets: LetIR[] = [];
+    if (block === undefined) return { lets, inner };
+    if (!block || typeof block !== "object" || Array.isArray(block)) { ds.push(src.diag(path, "E247", `let takes named values: { NAME: EXPR, … }`)); return { lets, inner }; }
+    for (const [name, val] of Object.entries(block)) {
+      const p = [...path, name];
+      // (a key an open message merely allows, undeclared, is not taken: the name is read first)
+      const shadows = RESERVED.has(name) || inner.has(name) || schemas.some((sc) => sc.root(name)?.refs.some((x) => x !== ANY));
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) ds.push(src.diag(p, "E247", `"${name}" is not a name for a value: letters, digits and _ (not first a digit)`, true));
+      else if (shadows) ds.push(src.diag(p, "E247", `"${name}" is already a name here (a field of the message, an each variable, another let, or one of ${[...RESERVED].join(", ")}): choose another`, true));
+      lets.push({ name, value: parseExpr(val, p, inner) });
+      inner.set(name, [ANY]);
+    }
+    return { lets, inner };
+  };
+  /** Every named value of `lets` is read somewhere in its scope (E249). */
+  const checkRead = (lets: LetIR[], path: (string | number)[]) => {
+    for (const l of lets) if (!readNames.has(l.name)) ds.push(src.diag([...path, l.name], "E249", `named value "${l.name}" is never read (read it as $${l.name}, or remove it)`, true));
+  };
 
   const parseConds = (c: any, path: (string | number)[], allowState: boolean, scope: Map<string, SchemaRef[]>): Cond[] =>
     conditionParser(c, path, {
       allowState,
       hasRole: (role) => declared.has(role),
-      subject: (key, p) => {
-        const pathExpr = mkPath(key.split("."));
-        const res = checkPath(pathExpr, p, scope);
-        return { expr: pathExpr, enumVals: res.targets.length ? enumValues(res.targets) : undefined };
-      },
+      subject: (key, p) => subjectOf(key, p, scope),
       // a row's `when` runs before its ids are resolved: $id / $state have nothing to read there
       value: (x, p) => (allowState ? parseExpr(x, p, scope) : exprParser(x, p, scope, {
         path: (segs, pp, sc) => { const e = mkPath(segs); checkPath(e, pp, sc); return e; },
         hasRole: (role) => declared.has(role),
         beforeIds: true,
+        subject: subjectOf,
       })),
     });
 
+  for (const key of Object.keys(r.when ?? {})) {
+    const name = key.startsWith("$") ? key.slice(1).split(".")[0] : undefined;
+    if (name !== undefined && r.let && typeof r.let === "object" && Object.hasOwn(r.let, name)) ds.push(src.diag(at("when", key), "E248", `"$${name}" is a named value of the row, computed after its identities: a row's "when" runs before them (test the expression itself)`, true));
+  }
   const when = parseConds(r.when, at("when"), false, new Map());
 
   const ids: IdIR[] = [];
@@ -197,31 +231,43 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
   }
 
   const STEP_FORMS = ["emit", "snapshot", "set", "closeOpen", "dispatch", "each", "upstreamVersion"] as const;
-  const parseSteps = (list: any[], path: (string | number)[], scope: Map<string, SchemaRef[]>): StepIR[] =>
+  const parseSteps = (list: any[], path: (string | number)[], outer: Map<string, SchemaRef[]>): StepIR[] =>
     list.flatMap((st: any, i: number): StepIR[] => {
       const p = [...path, i];
       const forms = STEP_FORMS.filter((f) => st && typeof st === "object" && f in st);
       if (forms.length !== 1) { ds.push(src.diag(p, "E282", `a step is exactly one of ${STEP_FORMS.join(", ")}${forms.length ? ` (this one has ${forms.join(" and ")})` : ""}`)); return []; }
-      switch (forms[0]) {
+      if (st.let === undefined) return parseStep(st, forms[0], p, outer, outer);
+      // A step's named values are computed once its condition holds: its `if` reads the outer scope only (E248).
+      const { lets, inner } = parseLets(st.let, [...p, "let"], outer);
+      for (const key of Object.keys(st.if ?? {})) {
+        const name = key.startsWith("$") ? key.slice(1).split(".")[0] : undefined;
+        if (name !== undefined && lets.some((l) => l.name === name)) ds.push(src.diag([...p, "if", key], "E248", `"$${name}" is this step's named value, computed after its "if" holds: test the expression itself, or name it in the row's let`, true));
+      }
+      const out = parseStep(st, forms[0], p, inner, outer);
+      checkRead(lets, [...p, "let"]);
+      return out.map((x) => ({ ...x, lets }));
+    });
+  const parseStep = (st: any, form: (typeof STEP_FORMS)[number], p: (string | number)[], scope: Map<string, SchemaRef[]>, condScope: Map<string, SchemaRef[]>): StepIR[] => {
+      switch (form) {
         case "emit": {
           const type = st.emit;
           if (!cx.canonical.eventTypes.includes(type)) ds.push(src.diag([...p, "emit"], "E250", `unknown canonical event type "${type}"${didYouMean(type, cx.canonical.eventTypes)}`));
           const payload = parseExpr(st.payload ?? {}, [...p, "payload"], scope);
           if (cx.canonical.eventTypes.includes(type)) checkPayload(type, payload, [...p, "payload"]);
           const guard = st.guard === "none" ? [] : lifecycleGuard(cx.canonical, type, opOf);
-          return [{ k: "emit", type, cond: [...guard, ...parseConds(st.if, [...p, "if"], true, scope)], payload, line: src.pos(p).line }];
+          return [{ k: "emit", type, cond: [...guard, ...parseConds(st.if, [...p, "if"], true, condScope)], payload, line: src.pos(p).line }];
         }
         case "snapshot":
-          return [{ k: "snapshot", snap: parseSnap(st.snapshot, [...p, "snapshot"], scope), cond: parseConds(st.if, [...p, "if"], true, scope) }];
+          return [{ k: "snapshot", snap: parseSnap(st.snapshot, [...p, "snapshot"], scope), cond: parseConds(st.if, [...p, "if"], true, condScope) }];
         case "set":
           return [{
             k: "set",
             key: (st.set as unknown[]).map((k, ki) => parseExpr(k, [...p, "set", ki], scope)),
             value: parseExpr(st.value, [...p, "value"], scope),
-            cond: parseConds(st.if, [...p, "if"], true, scope),
+            cond: parseConds(st.if, [...p, "if"], true, condScope),
           }];
         case "upstreamVersion":
-          return [{ k: "upstreamVersion", value: parseExpr(st.upstreamVersion, [...p, "upstreamVersion"], scope), cond: parseConds(st.if, [...p, "if"], true, scope) }];
+          return [{ k: "upstreamVersion", value: parseExpr(st.upstreamVersion, [...p, "upstreamVersion"], scope), cond: parseConds(st.if, [...p, "if"], true, condScope) }];
         case "closeOpen":
           if (!ids.some((x) => x.role === "turn")) ds.push(src.diag([...p, "closeOpen"], "E263", `closeOpen needs the row to declare ids.turn (the turn whose open items it completes)`));
           (st.closeOpen.completes ?? []).forEach((t: string, ti: number) => {
@@ -262,8 +308,12 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
           return [{ k: "each", each: eachExpr, as: st.as, index: st.index, steps: parseSteps(st.steps ?? [], [...p, "steps"], inner) }];
         }
       }
-    });
-  const steps = parseSteps(r.steps ?? [], at("steps"), new Map());
+  };
+  // The row's named values: computed once its identities are resolved (so not in its `when`), before its steps.
+  const rowLets = parseLets(r.let, at("let"), new Map());
+  if (r.let !== undefined && r.hold) ds.push(src.diag(at("let"), "E281", `a hold row only holds: give it match, when and hold, nothing else`));
+  const steps = parseSteps(r.steps ?? [], at("steps"), rowLets.inner);
+  checkRead(rowLets.lets, at("let"));
 
   const hold = r.hold ? (r.hold as unknown[]).map((k, ki) => parseExpr(k, at("hold", ki), new Map())) : undefined;
   if (hold && (r.steps || r.ids)) ds.push(src.diag(at("hold"), "E281", `a hold row only holds: give it match, when and hold, nothing else`));
@@ -278,7 +328,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
   });
   if (!examples.length) ds.push(src.diag(at("rule"), "E291", `row "${r.rule}" has no examples`));
 
-  rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, steps, examples, hold, ...(versions ? { versions } : {}) });
+  rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, steps, examples, hold, ...(rowLets.lets.length ? { lets: rowLets.lets } : {}), ...(versions ? { versions } : {}) });
 
   function checkPayload(type: string, payload: Expr, path: (string | number)[]): void {
     let schema = cx.canonical.payloads[type];

@@ -43,7 +43,15 @@ export type Expr =
   | { k: "numeric"; of: Expr }
   | { k: "type"; of: Expr }
   | { k: "merge"; items: Expr[] }
-  | { k: "list"; of: Expr; as: string; to: Expr; where: Cond[] };
+  | { k: "list"; of: Expr; as: string; to: Expr; where: Cond[] }
+  /** The lazy conditional: `then` when every condition holds, else `else` (only the taken branch is evaluated). */
+  | { k: "if"; cond: Cond[]; then: Expr; else?: Expr }
+  /** Typed reads: a finite number (or a string holding one); a string. */
+  | { k: "number"; of: Expr }
+  | { k: "string"; of: Expr };
+
+/** A named value (`let:` of a row or a step): computed once where it is declared, read as `$name`. */
+export interface LetIR { name: string; value: Expr }
 
 export type Cond =
   | { k: "eq"; path: Expr; value: unknown }
@@ -55,19 +63,25 @@ export type Cond =
 export interface IdIR { role: Role; op: Op; path?: Expr; field?: string; required: boolean; space?: "server" | "client"; scope?: "turn" }
 export interface SnapIR { stream: string; text?: Expr; parts?: Expr }
 /** A row's steps, run in order. */
-export type StepIR =
+export type StepIR = (
   | { k: "emit"; type: string; cond: Cond[]; payload: Expr; line: number }
   | { k: "snapshot"; snap: SnapIR; cond: Cond[] }
   | { k: "set"; key: Expr[]; value: Expr; cond: Cond[] }
   | { k: "closeOpen"; status: string; detail?: string; completes?: string[]; statusVar?: string }
   | { k: "dispatch"; message: Expr; surface?: string; raw: "dispatched" | "original"; line: number }
   | { k: "each"; each: Expr; as: string; index?: string; steps: StepIR[] }
-  | { k: "upstreamVersion"; value: Expr; cond: Cond[] };
+  | { k: "upstreamVersion"; value: Expr; cond: Cond[] }
+) & {
+  /** The step's named values (`let:`), computed once the step's condition holds, before the step runs. */
+  lets?: LetIR[];
+};
 export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number; kind?: string; type?: string }
 export interface ExampleIR { name: string; line: number; given: unknown[]; input: unknown; out: { type: string; payload?: unknown; ids?: Role[] }[] }
 export interface RowIR {
   rule: string; kind: Kind; methods: string[]; line: number; description?: string;
   when: Cond[]; ids: IdIR[]; steps: StepIR[]; examples: ExampleIR[];
+  /** The row's named values (`let:`), computed in order once its identities are resolved, before its steps. */
+  lets?: LetIR[];
   /** A hold row: the session variable the message waits for. */
   hold?: Expr[];
   /** The pinned upstream versions the row applies to (`versions:`); absent: all of them. */

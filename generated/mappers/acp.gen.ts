@@ -35,13 +35,14 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
+// Mapping table mappings/acp.yaml: sha256 dbe8734ffd0152a119f518de295cc85b2c640911adfd4ef22ffb881cf02a7e66
 import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, numberOf, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
 
 export type Notification = U.AcpAgentNotificationMessage;
@@ -481,8 +482,8 @@ function r_user_message_chunk_history_marker(m: View<Member<Notification, "metho
   cx.emit("item.completed", {
     itemType: "user_message",
     status: "completed",
-    title: (h_content.when(map_historyMarker(m.params?.update?.content?.text), "local-command-output", h_claude.claudeLocalCommandText(m.params?.update?.content?.text)) ?? str(m.params?.update?.content?.text)),
-    detail: (h_content.when(map_historyMarker(m.params?.update?.content?.text), "local-command-output", h_claude.claudeLocalCommandText(m.params?.update?.content?.text)) ?? str(m.params?.update?.content?.text)),
+    title: ((map_historyMarker(m.params?.update?.content?.text) === "local-command-output" ? h_claude.claudeLocalCommandText(m.params?.update?.content?.text) : undefined) ?? str(m.params?.update?.content?.text)),
+    detail: ((map_historyMarker(m.params?.update?.content?.text) === "local-command-output" ? h_claude.claudeLocalCommandText(m.params?.update?.content?.text) : undefined) ?? str(m.params?.update?.content?.text)),
     data: { update: m.params?.update, historyMarker: map_historyMarker(m.params?.update?.content?.text) },
   });
   return true;
@@ -550,109 +551,134 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
   if (m.params?.update?.status === "completed" && m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
     unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
   });
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.params?.update?.kind),
-    status: "inProgress",
-    title: m.params?.update?.title,
-    data: m.params?.update,
-    toolName: (m.params?.update?.kind ?? "other"),
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
-    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-  });
+  if (cx.isNew("item")) {
+    const s_kind = map_toolKind(m.params?.update?.kind);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: m.params?.update?.title,
+      data: m.params?.update,
+      toolName: (m.params?.update?.kind ?? "other"),
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:791 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:793 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
+  const s_outputText = h_content.outputText(m.params?.update?.content);
+  const s_argsCommand = h_codex.argsCommand(m.params?.update?.rawInput);
+  const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
+  const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
+  const s_acpLocationFiles = h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind);
+  const s_acpTerminalId = h_acp.acpTerminalId(m.params?.update?.content);
   cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
   cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), m.params?.update?.content));
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
     unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
   });
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.params?.update?.kind),
-    status: "inProgress",
-    title: m.params?.update?.title,
-    data: m.params?.update,
-    toolName: (m.params?.update?.kind ?? "other"),
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
-    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-    error: str(m.params?.update?.rawOutput?.error),
-  });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: map_toolKind(m.params?.update?.kind),
-    status: map_toolStatus(m.params?.update?.status),
-    title: m.params?.update?.title,
-    data: m.params?.update,
-    toolName: (m.params?.update?.kind ?? "other"),
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
-    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-    error: str(m.params?.update?.rawOutput?.error),
-  });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) {
+    const s_kind = map_toolKind(m.params?.update?.kind);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: m.params?.update?.title,
+      data: m.params?.update,
+      toolName: (m.params?.update?.kind ?? "other"),
+      input: m.params?.update?.rawInput,
+      output: (s_outputText ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? s_acpLocationFiles) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: s_acpTerminalId,
+      error: str(m.params?.update?.rawOutput?.error),
+    });
+  }
+  if (!cx.isStale("item")) {
+    const s_kind = map_toolKind(m.params?.update?.kind);
+    cx.emit("item.completed", {
+      itemType: s_kind,
+      status: map_toolStatus(m.params?.update?.status),
+      title: m.params?.update?.title,
+      data: m.params?.update,
+      toolName: (m.params?.update?.kind ?? "other"),
+      input: m.params?.update?.rawInput,
+      output: (s_outputText ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? s_acpLocationFiles) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: s_acpTerminalId,
+      error: str(m.params?.update?.rawOutput?.error),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:863 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:876 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
+  const s_argsCommand = h_codex.argsCommand(m.params?.update?.rawInput);
+  const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
+  const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
+  const s_acpTerminalId = h_acp.acpTerminalId(m.params?.update?.content);
   cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
   cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.varAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
   cx.setVarAt(`permission-opened:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
   cx.setVarAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, map_toolKind(m.params?.update?.kind));
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.params?.update?.kind),
-    status: "inProgress",
-    title: m.params?.update?.title,
-    data: m.params?.update,
-    toolName: (m.params?.update?.kind ?? "other"),
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
-    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-  });
-  if (cx.wasOpen("item")) cx.emit("item.updated", {
-    itemType: map_toolKind(m.params?.update?.kind),
-    status: "inProgress",
-    title: m.params?.update?.title,
-    data: m.params?.update,
-    toolName: m.params?.update?.kind,
-    input: m.params?.update?.rawInput,
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
-    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-  });
+  if (cx.isNew("item")) {
+    const s_kind = map_toolKind(m.params?.update?.kind);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: m.params?.update?.title,
+      data: m.params?.update,
+      toolName: (m.params?.update?.kind ?? "other"),
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: s_acpTerminalId,
+    });
+  }
+  if (cx.wasOpen("item")) {
+    const s_kind = map_toolKind(m.params?.update?.kind);
+    cx.emit("item.updated", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: m.params?.update?.title,
+      data: m.params?.update,
+      toolName: m.params?.update?.kind,
+      input: m.params?.update?.rawInput,
+      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: s_acpTerminalId,
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:926 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:948 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
+  let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -668,26 +694,28 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"),
-    status: "completed",
-    title: str(m.params?.update?.title),
-    data: m.params?.update,
-    toolName: m.params?.update?.kind,
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
-    query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-  });
+  if (!cx.isStale("item")) {
+    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
+    cx.emit("item.completed", {
+      itemType: s_kind,
+      status: "completed",
+      title: str(m.params?.update?.title),
+      data: m.params?.update,
+      toolName: m.params?.update?.kind,
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:1041 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:1065 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -697,27 +725,29 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"),
-    status: "failed",
-    title: str(m.params?.update?.title),
-    data: m.params?.update,
-    toolName: m.params?.update?.kind,
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
-    query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-    error: str(m.params?.update?.rawOutput?.error),
-  });
+  if (!cx.isStale("item")) {
+    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
+    cx.emit("item.completed", {
+      itemType: s_kind,
+      status: "failed",
+      title: str(m.params?.update?.title),
+      data: m.params?.update,
+      toolName: m.params?.update?.kind,
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      error: str(m.params?.update?.rawOutput?.error),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:1078 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:1104 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -727,24 +757,27 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
   });
-  if (!cx.isStale("item")) cx.emit("item.updated", {
-    itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"),
-    status: "inProgress",
-    title: str(m.params?.update?.title),
-    data: m.params?.update,
-    toolName: m.params?.update?.kind,
-    input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
-    exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
-    query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`))) ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
-    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
-  });
+  if (!cx.isStale("item")) {
+    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
+    cx.emit("item.updated", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: str(m.params?.update?.title),
+      data: m.params?.update,
+      toolName: m.params?.update?.kind,
+      input: m.params?.update?.rawInput,
+      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
+      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:1123 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:1151 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -755,7 +788,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:1139 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1167 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -767,7 +800,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1162 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1190 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -781,7 +814,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1191 — notification session/update → session.configured */
+/** mappings/acp.yaml:1219 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -791,7 +824,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1206 — notification session/update → session.configured */
+/** mappings/acp.yaml:1234 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -802,7 +835,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1222 — notification session/update → session.configured */
+/** mappings/acp.yaml:1250 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -812,7 +845,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1237 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1265 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -823,7 +856,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1253 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1281 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -832,7 +865,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1272 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1300 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -841,7 +874,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1291 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1319 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -856,7 +889,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1317 — notification session/update → item.completed */
+/** mappings/acp.yaml:1345 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -871,7 +904,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1338 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1366 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -890,7 +923,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1363 — notification session/update → content.delta */
+/** mappings/acp.yaml:1391 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -903,7 +936,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1387 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1415 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -912,16 +945,19 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   cx.setVarAt(`permission-options:${m.id}`, m.params?.options);
   if (cx.isNew("item")) cx.setVarAt(`permission-opened:${m.params?.sessionId}:${m.params?.toolCall?.toolCallId}`, true);
   if (cx.isNew("item")) cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.params?.toolCall?.kind),
-    status: "inProgress",
-    title: str(m.params?.toolCall?.title),
-    data: m.params?.toolCall,
-    toolName: m.params?.toolCall?.kind,
-    input: m.params?.toolCall?.rawInput,
-    command: h_content.when(map_toolKind(m.params?.toolCall?.kind), "command_execution", (h_codex.argsCommand(m.params?.toolCall?.rawInput) ?? h_content.unless(str(m.params?.toolCall?.title), m.params?.toolCall?.rawInput, map_executeToolLabel(m.params?.toolCall?.title)))),
-    files: h_content.when(map_toolKind(m.params?.toolCall?.kind), "file_change", (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput) ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind))),
-  });
+  if (cx.isNew("item")) {
+    const s_kind = map_toolKind(m.params?.toolCall?.kind);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: str(m.params?.toolCall?.title),
+      data: m.params?.toolCall,
+      toolName: m.params?.toolCall?.kind,
+      input: m.params?.toolCall?.rawInput,
+      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.toolCall?.rawInput) ?? (m.params?.toolCall?.rawInput == null && map_executeToolLabel(m.params?.toolCall?.title) == null ? str(m.params?.toolCall?.title) : undefined)) : undefined),
+      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput) ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind)) : undefined),
+    });
+  }
   cx.emit("request.opened", {
     requestType: (map_permissionTypeKnown(m.params?.toolCall?.kind) ?? map_permissionType(cx.state("item", "toolName"))),
     detail: str(m.params?.toolCall?.title),
@@ -931,7 +967,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1438 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1468 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
@@ -953,7 +989,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1477 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1507 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -967,7 +1003,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1506 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1536 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -975,7 +1011,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1534 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1564 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -988,7 +1024,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1559 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1589 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -1001,7 +1037,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1595 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1625 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1016,7 +1052,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1625 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1655 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1031,7 +1067,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1656 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1686 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1050,7 +1086,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1688 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1718 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1064,7 +1100,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1710 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1740 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1075,7 +1111,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1732 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1762 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1096,7 +1132,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1764 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1794 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1114,7 +1150,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1793 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1823 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1135,14 +1171,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1822 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:1852 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:1835 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:1865 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1156,7 +1192,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:1849 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:1879 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1166,7 +1202,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:1866 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1896 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1177,7 +1213,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1890 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1920 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1186,7 +1222,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1916 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1946 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1195,7 +1231,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1931 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1961 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1204,7 +1240,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1944 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1974 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1214,7 +1250,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1960 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1990 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1223,7 +1259,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1973 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2003 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1233,7 +1269,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1989 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2019 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1242,7 +1278,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2004 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2034 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1254,11 +1290,13 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2032 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2062 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
+  const s_acpPromptText = h_acp.acpPromptText(m.params?.prompt);
+  const s_acpPromptInput = h_acp.acpPromptInput(m.params?.prompt);
   cx.setVarAt(`prompting:${m.params?.sessionId}`, true);
   cx.setVarAt(`turn:${m.params?.sessionId}`, cx.id("turn"));
   cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
@@ -1266,42 +1304,42 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   cx.emit("item.started", {
     itemType: "user_message",
     status: "inProgress",
-    text: h_acp.acpPromptText(m.params?.prompt),
-    input: h_acp.acpPromptInput(m.params?.prompt),
+    text: s_acpPromptText,
+    input: s_acpPromptInput,
   });
   cx.emit("item.completed", {
     itemType: "user_message",
     status: "completed",
-    text: h_acp.acpPromptText(m.params?.prompt),
-    input: h_acp.acpPromptInput(m.params?.prompt),
+    text: s_acpPromptText,
+    input: s_acpPromptInput,
   });
   return true;
 }
 
-/** mappings/acp.yaml:2073 — clientRequest session/load */
+/** mappings/acp.yaml:2106 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:2088 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2121 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2101 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2134 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.emit("runtime.warning", {
-    message: concat("the client cancelled a ", (h_content.when(m.method, "tool_call/cancel", "tool call") ?? "terminal command"), " (", m.method, ")"),
+    message: concat("the client cancelled a ", ((m.method === "tool_call/cancel" ? "tool call" : undefined) ?? "terminal command"), " (", m.method, ")"),
     detail: m.params,
   });
   return true;
 }
 
-/** mappings/acp.yaml:2120 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2153 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1309,7 +1347,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2139 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2172 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1327,7 +1365,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2164 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2197 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1341,7 +1379,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2183 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2216 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1349,13 +1387,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2205 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2238 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2218 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2251 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1376,7 +1414,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2259 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2292 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1396,7 +1434,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2291 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2324 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1404,14 +1442,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2310 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2343 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2325 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2358 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1437,7 +1475,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2379 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2412 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1450,7 +1488,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2414 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2447 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1458,7 +1496,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2432 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2465 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1469,7 +1507,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2450 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2483 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1480,7 +1518,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2468 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2501 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1490,7 +1528,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2485 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2518 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1502,7 +1540,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2513 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2546 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1512,14 +1550,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2566 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2599 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2582 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2615 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1562,230 +1600,230 @@ export const table: SurfaceTable = {
         { rule: "acp#user-message-chunk-replayed-starts-turn", line: 646, run: r_user_message_chunk_replayed_starts_turn },
         { rule: "acp#user-message-chunk", line: 697, run: r_user_message_chunk },
         { rule: "acp#tool-call-replayed-finished", line: 733, run: r_tool_call_replayed_finished },
-        { rule: "acp#tool-call-finished", line: 791, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 863, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 926, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 1041, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 1078, run: r_tool_call_update },
-        { rule: "acp#plan", line: 1123, run: r_plan },
-        { rule: "acp#usage-update", line: 1139, run: r_usage_update },
-        { rule: "acp#available-commands-update-ends-replay", line: 1162, run: r_available_commands_update_ends_replay },
-        { rule: "acp#available-commands-update", line: 1191, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 1206, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 1222, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 1237, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 1253, run: r_notice_error },
-        { rule: "acp#notice", line: 1272, run: r_notice },
-        { rule: "acp#compaction-completed", line: 1291, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 1317, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 1338, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 1363, run: r_compaction_summary_chunk },
+        { rule: "acp#tool-call-finished", line: 793, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 876, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 948, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 1065, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 1104, run: r_tool_call_update },
+        { rule: "acp#plan", line: 1151, run: r_plan },
+        { rule: "acp#usage-update", line: 1167, run: r_usage_update },
+        { rule: "acp#available-commands-update-ends-replay", line: 1190, run: r_available_commands_update_ends_replay },
+        { rule: "acp#available-commands-update", line: 1219, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 1234, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 1250, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 1265, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 1281, run: r_notice_error },
+        { rule: "acp#notice", line: 1300, run: r_notice },
+        { rule: "acp#compaction-completed", line: 1319, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 1345, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 1366, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 1391, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1710, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1740, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1732, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1764, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1762, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1794, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1793, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1823, run: r_cursor_generate_image },
       ],
       "qwen/notify/session/prompt-suggestion": [
-        { rule: "acp#qwen-prompt-suggestion", line: 1822, run: r_qwen_prompt_suggestion },
+        { rule: "acp#qwen-prompt-suggestion", line: 1852, run: r_qwen_prompt_suggestion },
       ],
       "qwen/notify/session/mode-update": [
-        { rule: "acp#qwen-mode-update", line: 1835, run: r_qwen_mode_update },
+        { rule: "acp#qwen-mode-update", line: 1865, run: r_qwen_mode_update },
       ],
       "qwen/notify/session/model-update": [
-        { rule: "acp#qwen-model-update", line: 1849, run: r_qwen_model_update },
+        { rule: "acp#qwen-model-update", line: 1879, run: r_qwen_model_update },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1916, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1946, run: r_extension_notification },
       ],
       "qwen/*": [
-        { rule: "acp#extension-notification", line: 1916, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1946, run: r_extension_notification },
       ],
       "craft/*": [
-        { rule: "acp#extension-notification", line: 1916, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1946, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1916, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1946, run: r_extension_notification },
       ],
       "auth/status_update": [
-        { rule: "acp#auth-status-update", line: 2088, run: r_auth_status_update },
+        { rule: "acp#auth-status-update", line: 2121, run: r_auth_status_update },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 1387, run: r_request_permission },
+        { rule: "acp#request-permission", line: 1415, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 1506, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 1536, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 1595, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 1625, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1656, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1686, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1931, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1961, run: r_extension_request },
       ],
       "qwen/*": [
-        { rule: "acp#extension-request", line: 1931, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1961, run: r_extension_request },
       ],
       "craft/*": [
-        { rule: "acp#extension-request", line: 1931, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1961, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1931, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1961, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-refused", line: 1438, run: r_request_permission_refused },
-        { rule: "acp#request-permission-response", line: 1477, run: r_request_permission_response },
+        { rule: "acp#request-permission-refused", line: 1468, run: r_request_permission_refused },
+        { rule: "acp#request-permission-response", line: 1507, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 1534, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 1564, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 1559, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 1589, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1625, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1655, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1688, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1718, run: r_cursor_create_plan_answer },
       ],
       "craft/drainMidTurnQueue": [
-        { rule: "acp#qwen-drain-queue-answer-items", line: 1866, run: r_qwen_drain_queue_answer_items },
-        { rule: "acp#qwen-drain-queue-answer", line: 1890, run: r_qwen_drain_queue_answer },
+        { rule: "acp#qwen-drain-queue-answer-items", line: 1896, run: r_qwen_drain_queue_answer_items },
+        { rule: "acp#qwen-drain-queue-answer", line: 1920, run: r_qwen_drain_queue_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1944, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1974, run: r_extension_request_answer },
       ],
       "qwen/*": [
-        { rule: "acp#extension-request-answer", line: 1944, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1974, run: r_extension_request_answer },
       ],
       "craft/*": [
-        { rule: "acp#extension-request-answer", line: 1944, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1974, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1944, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1974, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1960, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1990, run: r_client_extension_request },
       ],
       "qwen/*": [
-        { rule: "acp#client-extension-request", line: 1960, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1990, run: r_client_extension_request },
       ],
       "craft/*": [
-        { rule: "acp#client-extension-request", line: 1960, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1990, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1960, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1990, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 2004, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 2032, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 2034, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 2062, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 2073, run: r_load },
+        { rule: "acp#load", line: 2106, run: r_load },
       ],
       "tool_call/cancel": [
-        { rule: "acp#tool-call-cancel", line: 2101, run: r_tool_call_cancel },
+        { rule: "acp#tool-call-cancel", line: 2134, run: r_tool_call_cancel },
       ],
       "terminal/cancel": [
-        { rule: "acp#tool-call-cancel", line: 2101, run: r_tool_call_cancel },
+        { rule: "acp#tool-call-cancel", line: 2134, run: r_tool_call_cancel },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1973, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 2003, run: r_client_extension_answer },
       ],
       "qwen/*": [
-        { rule: "acp#client-extension-answer", line: 1973, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 2003, run: r_client_extension_answer },
       ],
       "craft/*": [
-        { rule: "acp#client-extension-answer", line: 1973, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 2003, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1973, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 2003, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response-v2", line: 2139, run: r_initialize_response_v2 },
-        { rule: "acp#initialize-response", line: 2164, run: r_initialize_response },
+        { rule: "acp#initialize-response-v2", line: 2172, run: r_initialize_response_v2 },
+        { rule: "acp#initialize-response", line: 2197, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 2183, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 2205, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 2216, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 2238, run: r_authenticate_response },
       ],
       "auth/login": [
-        { rule: "acp#authenticate-failed", line: 2183, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 2205, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 2216, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 2238, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 2218, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 2251, run: r_session_new_response },
       ],
       "session/fork": [
-        { rule: "acp#session-fork-response", line: 2259, run: r_session_fork_response },
+        { rule: "acp#session-fork-response", line: 2292, run: r_session_fork_response },
       ],
       "session/set_title": [
-        { rule: "acp#session-set-title-response", line: 2291, run: r_session_set_title_response },
+        { rule: "acp#session-set-title-response", line: 2324, run: r_session_set_title_response },
       ],
       "auth/status": [
-        { rule: "acp#auth-status-response", line: 2310, run: r_auth_status_response },
+        { rule: "acp#auth-status-response", line: 2343, run: r_auth_status_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 2325, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 2379, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 2358, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 2412, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 2325, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 2358, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 2414, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2447, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 2414, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2447, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2432, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2465, run: r_set_mode_response },
       ],
       "session/set_model": [
-        { rule: "acp#set-model-response", line: 2450, run: r_set_model_response },
+        { rule: "acp#set-model-response", line: 2483, run: r_set_model_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2468, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2501, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2485, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2513, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2518, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2546, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2566, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2582, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2599, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2615, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1989, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 2019, run: r_client_extension_notification },
       ],
       "qwen/*": [
-        { rule: "acp#client-extension-notification", line: 1989, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 2019, run: r_client_extension_notification },
       ],
       "craft/*": [
-        { rule: "acp#client-extension-notification", line: 1989, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 2019, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1989, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 2019, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 2120, run: r_cancel },
+        { rule: "acp#cancel", line: 2153, run: r_cancel },
       ],
     },
   },
@@ -1840,23 +1878,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2600)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2603)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2606)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2609)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2612)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2615)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2618)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2621)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2624)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2628)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2631)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2634)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2637)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2640)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2643)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2646)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2649)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2652)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2633)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2636)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2639)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2642)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2645)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2648)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2651)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2654)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2657)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2661)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2664)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2667)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2670)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2673)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2676)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2679)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2682)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2685)",
   },
 };

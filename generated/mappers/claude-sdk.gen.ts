@@ -13,10 +13,11 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
+// Mapping table mappings/claude-sdk.yaml: sha256 e6903bd34530f0d1837ac747234e68afe85e7cf677fcf863916a63e98b2215e5
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
 export type MessageMessage = U.SDKMessage;
@@ -1113,34 +1114,42 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.message?.content?.[0]?.id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
+  const s_claudeToolTitle = h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input);
+  const s_editFiles = h_claude.editFiles(m.message?.content?.[0]?.input);
+  cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, s_claudeToolTitle);
   cx.setVarAt(`toolParent:${m.message?.content?.[0]?.id}`, m.parent_tool_use_id);
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
-    status: "inProgress",
-    title: h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
-    data: m.message?.content?.[0],
-    toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
-    input: m.message?.content?.[0]?.input,
-    command: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "command_execution", h_content.inputString(m.message?.content?.[0]?.input, "command")),
-    files: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "file_change", h_claude.editFiles(m.message?.content?.[0]?.input)),
-    query: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "web_search", h_content.inputString(m.message?.content?.[0]?.input, "query", "url")),
-  });
-  if (cx.wasOpen("item")) cx.emit("item.updated", {
-    itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
-    status: "inProgress",
-    title: h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
-    data: m.message?.content?.[0],
-    toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
-    input: m.message?.content?.[0]?.input,
-    command: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "command_execution", h_content.inputString(m.message?.content?.[0]?.input, "command")),
-    files: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "file_change", h_claude.editFiles(m.message?.content?.[0]?.input)),
-    query: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "web_search", h_content.inputString(m.message?.content?.[0]?.input, "query", "url")),
-  });
+  if (cx.isNew("item")) {
+    const s_kind = (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call"));
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: s_claudeToolTitle,
+      data: m.message?.content?.[0],
+      toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
+      input: m.message?.content?.[0]?.input,
+      command: (s_kind === "command_execution" ? stringOf(m.message?.content?.[0]?.input?.command) : undefined),
+      files: (s_kind === "file_change" ? s_editFiles : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.message?.content?.[0]?.input?.query) ?? stringOf(m.message?.content?.[0]?.input?.url)) : undefined),
+    });
+  }
+  if (cx.wasOpen("item")) {
+    const s_kind = (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call"));
+    cx.emit("item.updated", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: s_claudeToolTitle,
+      data: m.message?.content?.[0],
+      toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
+      input: m.message?.content?.[0]?.input,
+      command: (s_kind === "command_execution" ? stringOf(m.message?.content?.[0]?.input?.command) : undefined),
+      files: (s_kind === "file_change" ? s_editFiles : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.message?.content?.[0]?.input?.query) ?? stringOf(m.message?.content?.[0]?.input?.url)) : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1643 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1650 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1166,7 +1175,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1665 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1672 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1185,7 +1194,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1687 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1694 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1210,7 +1219,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1721 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1728 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1226,7 +1235,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1740 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1747 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1245,7 +1254,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1769 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1776 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1262,7 +1271,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1787 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1794 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1283,7 +1292,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1818 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1825 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1302,7 +1311,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1836 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1843 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1321,7 +1330,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1859 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1866 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1332,7 +1341,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1876 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1883 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1343,14 +1352,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1896 — message stream_event */
+/** mappings/claude-sdk.yaml:1903 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1906 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1913 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1370,7 +1379,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1940 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1947 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1385,7 +1394,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1971 — message stream_event */
+/** mappings/claude-sdk.yaml:1978 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1400,7 +1409,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1991 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1998 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1418,7 +1427,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2022 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:2029 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1428,7 +1437,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2035 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2042 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1436,28 +1445,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2045 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2052 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2057 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2064 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2070 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2077 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2083 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2090 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1478,12 +1487,12 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
       displayName: m.options?.displayName,
       description: m.options?.description,
     },
-    options: (h_content.when(map_claudeToolRequestType(m.toolName, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    options: ((map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2123 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2130 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1493,13 +1502,13 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   cx.setVarAt(`permission`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", "answered") ?? map_decision("allow")),
+    decision: ((cx.state("request", "requestType") === "tool_user_input" ? "answered" : undefined) ?? map_decision("allow")),
     resolution: m,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2146 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2153 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1517,7 +1526,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2173 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2180 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1533,7 +1542,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2197 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2204 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1557,7 +1566,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2228 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2235 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1571,7 +1580,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2253 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2260 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1585,7 +1594,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2278 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2285 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1599,10 +1608,10 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2303 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2310 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
+  cx.ref(ID_request_close, ((m.channel === "permission" ? cx.varAt(`permission`) : undefined) ?? (m.channel === "elicitation" ? cx.varAt(`elicitation`) : undefined) ?? (m.channel === "userDialog" ? cx.varAt(`userDialog`) : undefined)));
   if (m.channel === "permission") cx.setVarAt(`permission`, null);
   if (m.channel === "elicitation") cx.setVarAt(`elicitation`, null);
   if (m.channel === "userDialog") cx.setVarAt(`userDialog`, null);
@@ -1616,11 +1625,11 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2334 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2341 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_content.unless(m.toolUseId, cx.varAt(`foregroundCall:${m.toolUseId}`)));
+  cx.ref(ID_item_close_3, (cx.varAt(`foregroundCall:${m.toolUseId}`) == null ? m.toolUseId : undefined));
   cx.ref(ID_parent_use_2, cx.varAt(`toolParent:${m.toolUseId}`));
   if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
@@ -1633,13 +1642,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2379 — control interrupt */
+/** mappings/claude-sdk.yaml:2386 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2390 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2397 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1660,12 +1669,12 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       displayName: m?.request?.display_name,
       description: m?.request?.description,
     },
-    options: (h_content.when(map_claudeToolRequestType(m?.request?.tool_name, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    options: ((map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2414 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2421 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1698,7 +1707,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2442 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2449 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1713,21 +1722,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2470 — wire control_request */
+/** mappings/claude-sdk.yaml:2477 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2483 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2490 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2498 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2505 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1741,7 +1750,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2523 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2530 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1755,7 +1764,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2548 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2555 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1764,13 +1773,13 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", h_content.when(m.response?.response?.behavior, "allow", "answered")) ?? map_decision(m.response?.response?.behavior)),
+    decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? "answered" : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
     resolution: m.response?.response,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2569 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2576 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1784,14 +1793,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2593 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2600 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2607 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2614 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1924,116 +1933,116 @@ export const table: SurfaceTable = {
         { rule: "claude-sdk#assistant-text", line: 1504, run: r_assistant_text },
         { rule: "claude-sdk#assistant-thinking", line: 1547, run: r_assistant_thinking },
         { rule: "claude-sdk#assistant-tool-use", line: 1592, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1643, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1665, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1650, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1672, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1687, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1721, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1740, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1769, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1787, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1818, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1836, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1859, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1876, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1896, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1906, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1940, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1971, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1991, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1694, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1728, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1747, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1776, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1794, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1825, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1843, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1866, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1883, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1903, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1913, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1947, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1978, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1998, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 2022, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 2029, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 2035, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 2042, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 2045, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 2052, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 2057, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 2064, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 2070, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 2077, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 2083, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 2090, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2123, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2130, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2146, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2173, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2153, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2180, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2197, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2204, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2228, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2235, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2228, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2235, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2228, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2235, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2253, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2260, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2278, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2285, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2278, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2285, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2303, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2310, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2334, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2341, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2379, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2386, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2390, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2414, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2442, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2470, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2483, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2397, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2421, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2449, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2477, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2490, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2498, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2523, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2548, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2569, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2593, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2505, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2530, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2555, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2576, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2600, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2607, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2614, run: r_wire_cancel },
       ],
     },
   },
@@ -2047,9 +2056,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2628)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2633)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2637)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2635)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2640)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2644)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

@@ -18,10 +18,11 @@
 //   62ad689c2cb6379913c1d72749cfd8de5089d35760214123518eb92eef11acc9  schemas/upstream/codex-app-server/0.171.0/v1/InitializeResponse.json
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
+// Mapping table mappings/codex-app-server.yaml: sha256 8729a867bd8eced689247da9a58956a300071e1fcefc7bd311bbc32e2593f9bb
 import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, firstId, joinKey, json, numberOf, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
 
 export type Notification = U.ServerNotification;
@@ -467,9 +468,9 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
-    exitCode: h_content.num(m.params?.item?.exitCode),
+    exitCode: numberOf(m.params?.item?.exitCode),
     output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
-    durationMs: h_content.num(m.params?.item?.durationMs),
+    durationMs: numberOf(m.params?.item?.durationMs),
     files: h_codex.codexFiles(m.params?.item?.changes),
     toolName: (m.params?.item?.tool ?? m.params?.item?.name),
     server: m.params?.item?.server,
@@ -494,9 +495,9 @@ function r_item_completed_in_progress(m: View<Member<Notification, "method", "it
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
-    exitCode: h_content.num(m.params?.item?.exitCode),
+    exitCode: numberOf(m.params?.item?.exitCode),
     output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
-    durationMs: h_content.num(m.params?.item?.durationMs),
+    durationMs: numberOf(m.params?.item?.durationMs),
     files: h_codex.codexFiles(m.params?.item?.changes),
     toolName: (m.params?.item?.tool ?? m.params?.item?.name),
     server: m.params?.item?.server,
@@ -572,9 +573,9 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
     data: m.params?.item,
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
-    exitCode: h_content.num(m.params?.item?.exitCode),
+    exitCode: numberOf(m.params?.item?.exitCode),
     output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
-    durationMs: h_content.num(m.params?.item?.durationMs),
+    durationMs: numberOf(m.params?.item?.durationMs),
   });
   return true;
 }
@@ -592,9 +593,9 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
-    exitCode: h_content.num(m.params?.item?.exitCode),
+    exitCode: numberOf(m.params?.item?.exitCode),
     output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
-    durationMs: h_content.num(m.params?.item?.durationMs),
+    durationMs: numberOf(m.params?.item?.durationMs),
     files: h_codex.codexFiles(m.params?.item?.changes),
     toolName: (m.params?.item?.tool ?? m.params?.item?.name),
     server: m.params?.item?.server,

@@ -2,10 +2,11 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   3cd0c9449c5aa2d468c8e4ccd400f41c67f1a983cde212e91346211bce1b4d99  schemas/upstream/codex-sdk/0.163.0/ThreadEvent.json
+// Mapping table mappings/codex-exec.yaml: sha256 184e0ce31ac7f63b9fb6db3b5cc30053a18fdfe019d411a2bb326d4b55d6d26a
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, numberOf, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-exec.gen.js";
 
 export type EventMessage = U.ThreadEvent;
@@ -162,7 +163,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, c
     text: m.item?.text,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
-    exitCode: h_content.num(m.item?.exit_code),
+    exitCode: numberOf(m.item?.exit_code),
     files: h_codex.codexFiles(m.item?.changes),
     toolName: m.item?.tool,
     server: m.item?.server,
@@ -192,16 +193,18 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open, m.item?.id);
+  const s_itemTitle = h_codex.itemTitle(m.item);
+  const s_codexFiles = h_codex.codexFiles(m.item?.changes);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
     data: m.item,
     text: m.item?.text,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
-    exitCode: h_content.num(m.item?.exit_code),
-    files: h_codex.codexFiles(m.item?.changes),
+    exitCode: numberOf(m.item?.exit_code),
+    files: s_codexFiles,
     toolName: m.item?.tool,
     server: m.item?.server,
     input: m.item?.arguments,
@@ -211,13 +214,13 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
   if (!cx.isStale("item")) cx.emit("item.updated", {
     itemType: map_itemType(m.item?.type),
     status: map_itemStatus(m.item?.status, "inProgress"),
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
     data: m.item,
     text: m.item?.text,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
-    exitCode: h_content.num(m.item?.exit_code),
-    files: h_codex.codexFiles(m.item?.changes),
+    exitCode: numberOf(m.item?.exit_code),
+    files: s_codexFiles,
     toolName: m.item?.tool,
     server: m.item?.server,
     input: m.item?.arguments,
@@ -227,7 +230,7 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
   return true;
 }
 
-/** mappings/codex-exec.yaml:333 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:336 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "agent_message")) return false;
   cx.ref(ID_thread_current);
@@ -250,7 +253,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-exec.yaml:376 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:379 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "reasoning")) return false;
   cx.ref(ID_thread_current);
@@ -271,16 +274,17 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:408 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:411 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "command_execution")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
+  const s_itemTitle = h_codex.itemTitle(m.item);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: "inProgress",
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
   });
   if (!cx.isStale("item") && m.item?.aggregated_output != null && m?.item?.aggregated_output !== "") cx.emit("content.delta", {
     streamKind: "command_output",
@@ -289,30 +293,31 @@ function r_item_completed_command_execution(m: View<Member<EventMessage, "type",
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "command_execution",
     status: map_itemStatus(m.item?.status),
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
     data: m.item,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
-    exitCode: h_content.num(m.item?.exit_code),
+    exitCode: numberOf(m.item?.exit_code),
   });
   return true;
 }
 
-/** mappings/codex-exec.yaml:454 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:459 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "mcp_tool_call")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
+  const s_itemTitle = h_codex.itemTitle(m.item);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "mcp_tool_call",
     status: "inProgress",
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "mcp_tool_call",
     status: map_itemStatus(m.item?.status),
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
     detail: m.item?.error?.message,
     data: m.item,
     toolName: m.item?.tool,
@@ -324,7 +329,7 @@ function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-exec.yaml:489 — event item.completed → item.started, turn.plan.updated, item.completed */
+/** mappings/codex-exec.yaml:496 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
   cx.ref(ID_thread_current);
@@ -338,7 +343,7 @@ function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:517 — event item.completed → runtime.error, item.completed */
+/** mappings/codex-exec.yaml:524 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "error")) return false;
   cx.ref(ID_thread_current);
@@ -355,25 +360,26 @@ function r_item_completed_error(m: View<Member<EventMessage, "type", "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:551 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:558 — event item.completed → item.started, item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
+  const s_itemTitle = h_codex.itemTitle(m.item);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_itemType(m.item?.type),
     status: map_itemStatus(m.item?.status),
-    title: h_codex.itemTitle(m.item),
+    title: s_itemTitle,
     data: m.item,
     text: m.item?.text,
     command: m.item?.command,
     output: str(m.item?.aggregated_output),
-    exitCode: h_content.num(m.item?.exit_code),
+    exitCode: numberOf(m.item?.exit_code),
     files: h_codex.codexFiles(m.item?.changes),
     toolName: m.item?.tool,
     server: m.item?.server,
@@ -428,13 +434,13 @@ export const table: SurfaceTable = {
         { rule: "codex-exec#item-updated", line: 284, run: r_item_updated },
       ],
       "item.completed": [
-        { rule: "codex-exec#item-completed-agent-message", line: 333, run: r_item_completed_agent_message },
-        { rule: "codex-exec#item-completed-reasoning", line: 376, run: r_item_completed_reasoning },
-        { rule: "codex-exec#item-completed-command-execution", line: 408, run: r_item_completed_command_execution },
-        { rule: "codex-exec#item-completed-mcp-tool-call", line: 454, run: r_item_completed_mcp_tool_call },
-        { rule: "codex-exec#item-completed-todo-list", line: 489, run: r_item_completed_todo_list },
-        { rule: "codex-exec#item-completed-error", line: 517, run: r_item_completed_error },
-        { rule: "codex-exec#item-completed", line: 551, run: r_item_completed },
+        { rule: "codex-exec#item-completed-agent-message", line: 336, run: r_item_completed_agent_message },
+        { rule: "codex-exec#item-completed-reasoning", line: 379, run: r_item_completed_reasoning },
+        { rule: "codex-exec#item-completed-command-execution", line: 411, run: r_item_completed_command_execution },
+        { rule: "codex-exec#item-completed-mcp-tool-call", line: 459, run: r_item_completed_mcp_tool_call },
+        { rule: "codex-exec#item-completed-todo-list", line: 496, run: r_item_completed_todo_list },
+        { rule: "codex-exec#item-completed-error", line: 524, run: r_item_completed_error },
+        { rule: "codex-exec#item-completed", line: 558, run: r_item_completed },
       ],
     },
   },

@@ -2,6 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
+// Mapping table mappings/codex-rollout.yaml: sha256 2deba90876abab1cfc1e53009ffde533f6d55b1ca575d42f53bfaece24370a16
 import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
@@ -177,21 +178,24 @@ function r_response_item_function_call(m: View<Member<LineMessage, "type", "resp
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open, m.payload?.call_id);
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolItemType(m.payload?.name),
-    status: "inProgress",
-    title: m.payload?.name,
-    data: m.payload,
-    toolName: m.payload?.name,
-    input: (json(m.payload?.arguments) ?? m.payload?.input),
-    command: h_content.when(map_toolItemType(m.payload?.name), "command_execution", h_codex.argsCommand(m.payload?.arguments)),
-    cwd: h_content.when(map_toolItemType(m.payload?.name), "command_execution", h_codex.argsCwd(m.payload?.arguments)),
-    files: h_content.when(map_toolItemType(m.payload?.name), "file_change", h_codex.codexPatchFiles(m.payload?.input)),
-  });
+  if (cx.isNew("item")) {
+    const s_kind = map_toolItemType(m.payload?.name);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: m.payload?.name,
+      data: m.payload,
+      toolName: m.payload?.name,
+      input: (json(m.payload?.arguments) ?? m.payload?.input),
+      command: (s_kind === "command_execution" ? h_codex.argsCommand(m.payload?.arguments) : undefined),
+      cwd: (s_kind === "command_execution" ? h_codex.argsCwd(m.payload?.arguments) : undefined),
+      files: (s_kind === "file_change" ? h_codex.codexPatchFiles(m.payload?.input) : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-rollout.yaml:335 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:337 — line response_item → item.started */
 function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "local_shell_call")) return false;
   cx.ref(ID_thread_current);
@@ -207,7 +211,7 @@ function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:356 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:358 — line response_item → item.started */
 function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "tool_search_call")) return false;
   cx.ref(ID_thread_current);
@@ -224,7 +228,7 @@ function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:381 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:383 — line response_item → item.started, item.completed */
 function r_response_item_call_output(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "function_call_output" || m.payload?.type === "custom_tool_call_output" || m.payload?.type === "tool_search_output"))) return false;
   cx.ref(ID_thread_current);
@@ -234,17 +238,21 @@ function r_response_item_call_output(m: View<Member<LineMessage, "type", "respon
     itemType: "dynamic_tool_call",
     status: "inProgress",
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
-    data: m.payload,
-    output: (h_codex.codexCallOutput(m.payload?.output, "output") ?? h_content.outputText(m.payload?.output)),
-    exitCode: h_content.when((cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.codexCallOutput(m.payload?.output, "exitCode")),
-    durationMs: h_content.when((cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.codexCallOutput(m.payload?.output, "durationMs")),
-  });
+  if (!cx.isStale("item")) {
+    const s_call = h_codex.codexCall(m.payload?.output);
+    const s_kind = (cx.state("item", "itemType") ?? "dynamic_tool_call");
+    cx.emit("item.completed", {
+      itemType: s_kind,
+      data: m.payload,
+      output: (s_call?.output ?? h_content.outputText(m.payload?.output)),
+      exitCode: (s_kind === "command_execution" ? s_call?.exitCode : undefined),
+      durationMs: (s_kind === "command_execution" ? s_call?.durationMs : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-rollout.yaml:432 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:437 — line response_item → item.started, item.completed */
 function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "web_search_call")) return false;
   cx.ref(ID_thread_current);
@@ -266,7 +274,7 @@ function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "re
   return true;
 }
 
-/** mappings/codex-rollout.yaml:461 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:466 — line response_item → item.started, item.completed */
 function r_response_item_image_generation_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "image_generation_call")) return false;
   cx.ref(ID_thread_current);
@@ -281,7 +289,7 @@ function r_response_item_image_generation_call(m: View<Member<LineMessage, "type
   return true;
 }
 
-/** mappings/codex-rollout.yaml:486 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:491 — line response_item → item.started, item.completed */
 function r_response_item_compaction(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction" || m.payload?.type === "context_compaction"))) return false;
   cx.ref(ID_thread_current);
@@ -295,7 +303,7 @@ function r_response_item_compaction(m: View<Member<LineMessage, "type", "respons
   return true;
 }
 
-/** mappings/codex-rollout.yaml:510 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:515 — line response_item → item.started, item.completed */
 function r_response_item_agent_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "agent_message")) return false;
   cx.ref(ID_thread_current);
@@ -313,7 +321,7 @@ function r_response_item_agent_message(m: View<Member<LineMessage, "type", "resp
   return true;
 }
 
-/** mappings/codex-rollout.yaml:535 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:540 — line response_item → session.configured */
 function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "additional_tools")) return false;
   cx.ref(ID_thread_current);
@@ -322,7 +330,7 @@ function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:551 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:556 — line response_item → session.configured */
 function r_response_item_configuration_update(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "configuration_update")) return false;
   cx.ref(ID_thread_current);
@@ -331,7 +339,7 @@ function r_response_item_configuration_update(m: View<Member<LineMessage, "type"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:570 — line response_item → runtime.warning */
+/** mappings/codex-rollout.yaml:575 — line response_item → runtime.warning */
 function r_response_item_markers(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction_trigger" || m.payload?.type === "other"))) return false;
   if (m.payload?.type === "other") cx.emit("runtime.warning", {
@@ -341,7 +349,7 @@ function r_response_item_markers(m: View<Member<LineMessage, "type", "response_i
   return true;
 }
 
-/** mappings/codex-rollout.yaml:588 — line realtime_item → thread.realtime.started */
+/** mappings/codex-rollout.yaml:593 — line realtime_item → thread.realtime.started */
 function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_started")) return false;
   cx.ref(ID_thread_current);
@@ -349,7 +357,7 @@ function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtim
   return true;
 }
 
-/** mappings/codex-rollout.yaml:603 — line realtime_item → thread.realtime.closed */
+/** mappings/codex-rollout.yaml:608 — line realtime_item → thread.realtime.closed */
 function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_closed")) return false;
   cx.ref(ID_thread_current);
@@ -357,7 +365,7 @@ function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime
   return true;
 }
 
-/** mappings/codex-rollout.yaml:617 — line realtime_item → thread.realtime.item-added */
+/** mappings/codex-rollout.yaml:622 — line realtime_item → thread.realtime.item-added */
 function r_realtime_item(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
@@ -400,21 +408,21 @@ export const table: SurfaceTable = {
         { rule: "codex-rollout#response-item-message", line: 170, run: r_response_item_message },
         { rule: "codex-rollout#response-item-reasoning", line: 239, run: r_response_item_reasoning },
         { rule: "codex-rollout#response-item-function-call", line: 287, run: r_response_item_function_call },
-        { rule: "codex-rollout#response-item-local-shell-call", line: 335, run: r_response_item_local_shell_call },
-        { rule: "codex-rollout#response-item-tool-search-call", line: 356, run: r_response_item_tool_search_call },
-        { rule: "codex-rollout#response-item-call-output", line: 381, run: r_response_item_call_output },
-        { rule: "codex-rollout#response-item-web-search-call", line: 432, run: r_response_item_web_search_call },
-        { rule: "codex-rollout#response-item-image-generation-call", line: 461, run: r_response_item_image_generation_call },
-        { rule: "codex-rollout#response-item-compaction", line: 486, run: r_response_item_compaction },
-        { rule: "codex-rollout#response-item-agent-message", line: 510, run: r_response_item_agent_message },
-        { rule: "codex-rollout#response-item-additional-tools", line: 535, run: r_response_item_additional_tools },
-        { rule: "codex-rollout#response-item-configuration-update", line: 551, run: r_response_item_configuration_update },
-        { rule: "codex-rollout#response-item-markers", line: 570, run: r_response_item_markers },
+        { rule: "codex-rollout#response-item-local-shell-call", line: 337, run: r_response_item_local_shell_call },
+        { rule: "codex-rollout#response-item-tool-search-call", line: 358, run: r_response_item_tool_search_call },
+        { rule: "codex-rollout#response-item-call-output", line: 383, run: r_response_item_call_output },
+        { rule: "codex-rollout#response-item-web-search-call", line: 437, run: r_response_item_web_search_call },
+        { rule: "codex-rollout#response-item-image-generation-call", line: 466, run: r_response_item_image_generation_call },
+        { rule: "codex-rollout#response-item-compaction", line: 491, run: r_response_item_compaction },
+        { rule: "codex-rollout#response-item-agent-message", line: 515, run: r_response_item_agent_message },
+        { rule: "codex-rollout#response-item-additional-tools", line: 540, run: r_response_item_additional_tools },
+        { rule: "codex-rollout#response-item-configuration-update", line: 556, run: r_response_item_configuration_update },
+        { rule: "codex-rollout#response-item-markers", line: 575, run: r_response_item_markers },
       ],
       "realtime_item": [
-        { rule: "codex-rollout#realtime-session-started", line: 588, run: r_realtime_session_started },
-        { rule: "codex-rollout#realtime-session-closed", line: 603, run: r_realtime_session_closed },
-        { rule: "codex-rollout#realtime-item", line: 617, run: r_realtime_item },
+        { rule: "codex-rollout#realtime-session-started", line: 593, run: r_realtime_session_started },
+        { rule: "codex-rollout#realtime-session-closed", line: 608, run: r_realtime_session_closed },
+        { rule: "codex-rollout#realtime-item", line: 622, run: r_realtime_item },
       ],
     },
   },
@@ -429,10 +437,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:631)",
-    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:634)",
-    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:637)",
-    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:640)",
-    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:643)",
+    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:636)",
+    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:639)",
+    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:642)",
+    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:645)",
+    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:648)",
   },
 };

@@ -2,6 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
+// Mapping table mappings/cursor-cli.yaml: sha256 138fb85f1f1bc5a889a3488baffaa25fe46fda28f4a55770d1b6e6cae53f8b73
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
@@ -249,42 +250,52 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.call_id);
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolKind(tagOf(m.tool_call)),
-    status: "inProgress",
-    title: h_cursor.cursorToolTitle(m.tool_call),
-    data: {
-      kind: tagOf(m.tool_call),
-      args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-    },
-    toolName: (map_toolName(tagOf(m.tool_call)) ?? h_cursor.cursorToolContent(m.tool_call, "name")),
-    input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-    command: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "command")),
-    cwd: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "cwd")),
-    files: h_content.when(map_toolKind(tagOf(m.tool_call)), "file_change", h_cursor.cursorToolContent(m.tool_call, "files")),
-    query: h_content.when(map_toolKind(tagOf(m.tool_call)), "web_search", h_cursor.cursorToolContent(m.tool_call, "query")),
-    server: h_content.when(map_toolKind(tagOf(m.tool_call)), "mcp_tool_call", h_cursor.cursorToolContent(m.tool_call, "server")),
-  });
-  if (cx.wasOpen("item")) cx.emit("item.updated", {
-    itemType: map_toolKind(tagOf(m.tool_call)),
-    status: "inProgress",
-    title: h_cursor.cursorToolTitle(m.tool_call),
-    data: {
-      kind: tagOf(m.tool_call),
-      args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-    },
-    toolName: (map_toolName(tagOf(m.tool_call)) ?? h_cursor.cursorToolContent(m.tool_call, "name")),
-    input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-    command: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "command")),
-    cwd: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "cwd")),
-    files: h_content.when(map_toolKind(tagOf(m.tool_call)), "file_change", h_cursor.cursorToolContent(m.tool_call, "files")),
-    query: h_content.when(map_toolKind(tagOf(m.tool_call)), "web_search", h_cursor.cursorToolContent(m.tool_call, "query")),
-    server: h_content.when(map_toolKind(tagOf(m.tool_call)), "mcp_tool_call", h_cursor.cursorToolContent(m.tool_call, "server")),
-  });
+  const s_cursorTool = h_cursor.cursorTool(m.tool_call);
+  const s_cursorToolTitle = h_cursor.cursorToolTitle(m.tool_call);
+  if (cx.isNew("item")) {
+    const s_tool = s_cursorTool;
+    const s_kind = map_toolKind(tagOf(m.tool_call));
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: s_cursorToolTitle,
+      data: {
+        kind: tagOf(m.tool_call),
+        args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      },
+      toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
+      input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      command: (s_kind === "command_execution" ? s_tool?.command : undefined),
+      cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
+      files: (s_kind === "file_change" ? s_tool?.files : undefined),
+      query: (s_kind === "web_search" ? s_tool?.query : undefined),
+      server: (s_kind === "mcp_tool_call" ? s_tool?.server : undefined),
+    });
+  }
+  if (cx.wasOpen("item")) {
+    const s_tool = s_cursorTool;
+    const s_kind = map_toolKind(tagOf(m.tool_call));
+    cx.emit("item.updated", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: s_cursorToolTitle,
+      data: {
+        kind: tagOf(m.tool_call),
+        args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      },
+      toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
+      input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      command: (s_kind === "command_execution" ? s_tool?.command : undefined),
+      cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
+      files: (s_kind === "file_change" ? s_tool?.files : undefined),
+      query: (s_kind === "web_search" ? s_tool?.query : undefined),
+      server: (s_kind === "mcp_tool_call" ? s_tool?.server : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-cli.yaml:341 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:350 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -315,81 +326,95 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
   return true;
 }
 
-/** mappings/cursor-cli.yaml:375 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:384 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.call_id);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
-    itemType: map_toolKind(tagOf(m.tool_call)),
-    status: "inProgress",
-    title: h_cursor.cursorToolTitle(m.tool_call),
-    data: {
-      kind: tagOf(m.tool_call),
-      args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-    },
-    toolName: (map_toolName(tagOf(m.tool_call)) ?? h_cursor.cursorToolContent(m.tool_call, "name")),
-    input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-    command: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "command")),
-    cwd: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "cwd")),
-    files: h_content.when(map_toolKind(tagOf(m.tool_call)), "file_change", h_cursor.cursorToolContent(m.tool_call, "files")),
-    query: h_content.when(map_toolKind(tagOf(m.tool_call)), "web_search", h_cursor.cursorToolContent(m.tool_call, "query")),
-    server: h_content.when(map_toolKind(tagOf(m.tool_call)), "mcp_tool_call", h_cursor.cursorToolContent(m.tool_call, "server")),
-  });
+  const s_cursorTool = h_cursor.cursorTool(m.tool_call);
+  const s_cursorToolTitle = h_cursor.cursorToolTitle(m.tool_call);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) {
+    const s_tool = s_cursorTool;
+    const s_kind = map_toolKind(tagOf(m.tool_call));
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: s_cursorToolTitle,
+      data: {
+        kind: tagOf(m.tool_call),
+        args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      },
+      toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
+      input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      command: (s_kind === "command_execution" ? s_tool?.command : undefined),
+      cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
+      files: (s_kind === "file_change" ? s_tool?.files : undefined),
+      query: (s_kind === "web_search" ? s_tool?.query : undefined),
+      server: (s_kind === "mcp_tool_call" ? s_tool?.server : undefined),
+    });
+  }
   if (!cx.isStale("item") && m.tool_call?.shellToolCall?.result?.success?.stdout != null && m?.tool_call?.shellToolCall?.result?.success?.stdout !== "") cx.emit("content.delta", {
     streamKind: "command_output",
     delta: m.tool_call?.shellToolCall?.result?.success?.stdout,
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: map_toolKind(tagOf(m.tool_call)),
-    status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as any)?.result) ?? "(none)"), "failed"),
-    title: h_cursor.cursorToolTitle(m.tool_call),
-    data: {
-      kind: tagOf(m.tool_call),
-      args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-      result: (variantOf(m.tool_call) as any)?.result,
-    },
-    toolName: (map_toolName(tagOf(m.tool_call)) ?? h_cursor.cursorToolContent(m.tool_call, "name")),
-    input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-    command: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "command")),
-    cwd: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "cwd")),
-    files: h_content.when(map_toolKind(tagOf(m.tool_call)), "file_change", h_cursor.cursorToolContent(m.tool_call, "files")),
-    query: h_content.when(map_toolKind(tagOf(m.tool_call)), "web_search", h_cursor.cursorToolContent(m.tool_call, "query")),
-    server: h_content.when(map_toolKind(tagOf(m.tool_call)), "mcp_tool_call", h_cursor.cursorToolContent(m.tool_call, "server")),
-    exitCode: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "exitCode")),
-    durationMs: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "durationMs")),
-    output: h_cursor.cursorToolContent(m.tool_call, "output"),
-    error: h_cursor.cursorToolContent(m.tool_call, "error"),
-  });
+  if (!cx.isStale("item")) {
+    const s_tool = s_cursorTool;
+    const s_kind = map_toolKind(tagOf(m.tool_call));
+    cx.emit("item.completed", {
+      itemType: s_kind,
+      status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as any)?.result) ?? "(none)"), "failed"),
+      title: s_cursorToolTitle,
+      data: {
+        kind: tagOf(m.tool_call),
+        args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+        result: (variantOf(m.tool_call) as any)?.result,
+      },
+      toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
+      input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      command: (s_kind === "command_execution" ? s_tool?.command : undefined),
+      cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
+      files: (s_kind === "file_change" ? s_tool?.files : undefined),
+      query: (s_kind === "web_search" ? s_tool?.query : undefined),
+      server: (s_kind === "mcp_tool_call" ? s_tool?.server : undefined),
+      exitCode: (s_kind === "command_execution" ? s_tool?.exitCode : undefined),
+      durationMs: (s_kind === "command_execution" ? s_tool?.durationMs : undefined),
+      output: s_tool?.output,
+      error: s_tool?.error,
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-cli.yaml:439 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:457 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use, m.call_id);
-  if (cx.wasOpen("item")) cx.emit("item.updated", {
-    itemType: map_toolKind(tagOf(m.tool_call)),
-    status: "inProgress",
-    data: {
-      kind: tagOf(m.tool_call),
-      subtype: m.subtype,
-      args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-    },
-    toolName: (map_toolName(tagOf(m.tool_call)) ?? h_cursor.cursorToolContent(m.tool_call, "name")),
-    input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-    command: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "command")),
-    cwd: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "cwd")),
-    files: h_content.when(map_toolKind(tagOf(m.tool_call)), "file_change", h_cursor.cursorToolContent(m.tool_call, "files")),
-    query: h_content.when(map_toolKind(tagOf(m.tool_call)), "web_search", h_cursor.cursorToolContent(m.tool_call, "query")),
-    server: h_content.when(map_toolKind(tagOf(m.tool_call)), "mcp_tool_call", h_cursor.cursorToolContent(m.tool_call, "server")),
-  });
+  if (cx.wasOpen("item")) {
+    const s_tool = h_cursor.cursorTool(m.tool_call);
+    const s_kind = map_toolKind(tagOf(m.tool_call));
+    cx.emit("item.updated", {
+      itemType: s_kind,
+      status: "inProgress",
+      data: {
+        kind: tagOf(m.tool_call),
+        subtype: m.subtype,
+        args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      },
+      toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
+      input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      command: (s_kind === "command_execution" ? s_tool?.command : undefined),
+      cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
+      files: (s_kind === "file_change" ? s_tool?.files : undefined),
+      query: (s_kind === "web_search" ? s_tool?.query : undefined),
+      server: (s_kind === "mcp_tool_call" ? s_tool?.server : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-cli.yaml:464 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:485 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -404,7 +429,7 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/cursor-cli.yaml:494 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:515 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
@@ -471,13 +496,13 @@ export const table: SurfaceTable = {
       ],
       "tool_call": [
         { rule: "cursor-cli#tool-call-started", line: 289, run: r_tool_call_started },
-        { rule: "cursor-cli#tool-call-todos-completed", line: 341, run: r_tool_call_todos_completed },
-        { rule: "cursor-cli#tool-call-completed", line: 375, run: r_tool_call_completed },
-        { rule: "cursor-cli#tool-call-other", line: 439, run: r_tool_call_other },
+        { rule: "cursor-cli#tool-call-todos-completed", line: 350, run: r_tool_call_todos_completed },
+        { rule: "cursor-cli#tool-call-completed", line: 384, run: r_tool_call_completed },
+        { rule: "cursor-cli#tool-call-other", line: 457, run: r_tool_call_other },
       ],
       "result": [
-        { rule: "cursor-cli#result-success", line: 464, run: r_result_success },
-        { rule: "cursor-cli#result-failed", line: 494, run: r_result_failed },
+        { rule: "cursor-cli#result-success", line: 485, run: r_result_success },
+        { rule: "cursor-cli#result-failed", line: 515, run: r_result_failed },
       ],
     },
   },

@@ -6,6 +6,7 @@
 //   d0a080105e66cb033b104b50873fff018889b939da8c03a58108fa0c78b0c633  schemas/upstream/cursor-sdk/1.0.32/InteractionUpdate.json
 //   d66df529aa2b9d153e6751e77f286f6149f603c66413c7bf40c7b8b011225543  schemas/upstream/cursor-sdk/1.0.32/RunStreamEvent.json
 //   37a0a899f4874d7dae6eb2d6b9681e99df619a73faef5ce1f0f68e47bbe8e715  schemas/upstream/cursor-sdk/1.0.32/SDKMessage.json
+// Mapping table mappings/cursor-sdk.yaml: sha256 431e2104ad8bfa089a0a1ed571e62be5f215dfedeb02b875513d1064c3a4fd65
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
@@ -276,18 +277,22 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
   cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
   cx.ref(ID_item_open_2, m.call_id);
   if (cx.isNew("item")) cx.setVarAt(`seg:${m.run_id}`, add(cx.varAt(`seg:${m.run_id}`), 1));
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.name),
-    status: "inProgress",
-    title: h_cursor.cursorSdkToolTitle(m.name, m.args),
-    data: { name: m.name, args: m.args, truncated: m.truncated },
-    toolName: h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "name"),
-    input: m.args,
-    command: h_content.when(map_toolKind(m.name), "command_execution", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "command")),
-    cwd: h_content.when(map_toolKind(m.name), "command_execution", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "cwd")),
-    files: h_content.when(map_toolKind(m.name), "file_change", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "files")),
-    server: h_content.when(map_toolKind(m.name), "mcp_tool_call", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "server")),
-  });
+  if (cx.isNew("item")) {
+    const s_tool = h_cursor.cursorSdkTool(m.name, m.args, m.result);
+    const s_kind = map_toolKind(m.name);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: h_cursor.cursorSdkToolTitle(m.name, m.args),
+      data: { name: m.name, args: m.args, truncated: m.truncated },
+      toolName: s_tool?.name,
+      input: m.args,
+      command: (s_kind === "command_execution" ? s_tool?.command : undefined),
+      cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
+      files: (s_kind === "file_change" ? s_tool?.files : undefined),
+      server: (s_kind === "mcp_tool_call" ? s_tool?.server : undefined),
+    });
+  }
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: map_toolKind(m.name),
     status: "inProgress",
@@ -297,46 +302,55 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:410 — message tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-sdk.yaml:413 — message tool_call → item.started, content.delta, item.completed */
 function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
   cx.ref(ID_item_close_2, m.call_id);
+  const s_cursorSdkTool = h_cursor.cursorSdkTool(m.name, m.args, m.result);
+  const s_cursorSdkToolTitle = h_cursor.cursorSdkToolTitle(m.name, m.args);
   if (!cx.wasOpen("item")) cx.setVarAt(`seg:${m.run_id}`, add(cx.varAt(`seg:${m.run_id}`), 1));
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.name),
-    status: "inProgress",
-    title: h_cursor.cursorSdkToolTitle(m.name, m.args),
-    toolName: h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "name"),
-    input: m.args,
-  });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) {
+    const s_tool = s_cursorSdkTool;
+    cx.emit("item.started", {
+      itemType: map_toolKind(m.name),
+      status: "inProgress",
+      title: s_cursorSdkToolTitle,
+      toolName: s_tool?.name,
+      input: m.args,
+    });
+  }
   if (!cx.isStale("item") && m.name === "shell" && m.result?.value?.stdout != null && m?.result?.value?.stdout !== "") cx.emit("content.delta", {
     streamKind: "command_output",
     delta: m.result?.value?.stdout,
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: map_toolKind(m.name),
-    status: (map_resultStatus(m.result?.status) ?? map_callStatus(m.status)),
-    title: h_cursor.cursorSdkToolTitle(m.name, m.args),
-    data: { name: m.name, args: m.args, result: m.result, truncated: m.truncated },
-    toolName: h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "name"),
-    input: m.args,
-    command: h_content.when(map_toolKind(m.name), "command_execution", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "command")),
-    cwd: h_content.when(map_toolKind(m.name), "command_execution", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "cwd")),
-    exitCode: h_content.when(map_toolKind(m.name), "command_execution", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "exitCode")),
-    durationMs: h_content.when(map_toolKind(m.name), "command_execution", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "durationMs")),
-    files: h_content.when(map_toolKind(m.name), "file_change", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "files")),
-    server: h_content.when(map_toolKind(m.name), "mcp_tool_call", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "server")),
-    path: h_content.when(map_toolKind(m.name), "image_view", (m.result?.value?.filePath ?? m.args?.filePath)),
-    output: h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "output"),
-    error: h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "error"),
-  });
+  if (!cx.isStale("item")) {
+    const s_tool = s_cursorSdkTool;
+    const s_kind = map_toolKind(m.name);
+    cx.emit("item.completed", {
+      itemType: s_kind,
+      status: (map_resultStatus(m.result?.status) ?? map_callStatus(m.status)),
+      title: s_cursorSdkToolTitle,
+      data: { name: m.name, args: m.args, result: m.result, truncated: m.truncated },
+      toolName: s_tool?.name,
+      input: m.args,
+      command: (s_kind === "command_execution" ? s_tool?.command : undefined),
+      cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
+      exitCode: (s_kind === "command_execution" ? s_tool?.exitCode : undefined),
+      durationMs: (s_kind === "command_execution" ? s_tool?.durationMs : undefined),
+      files: (s_kind === "file_change" ? s_tool?.files : undefined),
+      server: (s_kind === "mcp_tool_call" ? s_tool?.server : undefined),
+      path: (s_kind === "image_view" ? (m.result?.value?.filePath ?? m.args?.filePath) : undefined),
+      output: s_tool?.output,
+      error: s_tool?.error,
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:470 — message task → tool.summary */
+/** mappings/cursor-sdk.yaml:481 — message task → tool.summary */
 function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null && m.text != null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -344,7 +358,7 @@ function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:486 — message task → runtime.warning */
+/** mappings/cursor-sdk.yaml:497 — message task → runtime.warning */
 function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -355,7 +369,7 @@ function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:502 — message usage → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:513 — message usage → thread.token-usage.updated */
 function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
@@ -368,7 +382,7 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:518 — runEvent result → turn.completed */
+/** mappings/cursor-sdk.yaml:529 — runEvent result → turn.completed */
 function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.agentId);
   cx.ref(ID_turn_close, (cx.varAt(`run:${m.runId}`) ?? m.runId));
@@ -383,7 +397,7 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:550 — update user-message-appended → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:561 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, (v2 !== UNSET ? v2 : (v2 = (m.userMessage?.session_id ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`agent`)))))));
@@ -403,7 +417,7 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:583 — update text-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:594 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -418,7 +432,7 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:619 — update thinking-completed → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:630 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -437,7 +451,7 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:649 — update thinking-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:660 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -452,7 +466,7 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:679 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
+/** mappings/cursor-sdk.yaml:690 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -463,18 +477,22 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
   cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.setVarAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`, add(cx.varAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`), 1));
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.toolCall?.type),
-    status: "inProgress",
-    title: h_cursor.cursorSdkToolTitle(m.toolCall?.type, m.toolCall?.args),
-    data: { name: m.toolCall?.type, args: m.toolCall?.args, modelCallId: m.modelCallId },
-    toolName: h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "name"),
-    input: m.toolCall?.args,
-    command: h_content.when(map_toolKind(m.toolCall?.type), "command_execution", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "command")),
-    cwd: h_content.when(map_toolKind(m.toolCall?.type), "command_execution", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "cwd")),
-    files: h_content.when(map_toolKind(m.toolCall?.type), "file_change", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "files")),
-    server: h_content.when(map_toolKind(m.toolCall?.type), "mcp_tool_call", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "server")),
-  });
+  if (cx.isNew("item")) {
+    const s_tool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
+    const s_kind = map_toolKind(m.toolCall?.type);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: h_cursor.cursorSdkToolTitle(m.toolCall?.type, m.toolCall?.args),
+      data: { name: m.toolCall?.type, args: m.toolCall?.args, modelCallId: m.modelCallId },
+      toolName: s_tool?.name,
+      input: m.toolCall?.args,
+      command: (s_kind === "command_execution" ? s_tool?.command : undefined),
+      cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
+      files: (s_kind === "file_change" ? s_tool?.files : undefined),
+      server: (s_kind === "mcp_tool_call" ? s_tool?.server : undefined),
+    });
+  }
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: map_toolKind(m.toolCall?.type),
     status: "inProgress",
@@ -484,7 +502,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:728 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-sdk.yaml:742 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   if (!(m.toolCall?.type === "updateTodos")) return false;
@@ -505,61 +523,74 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
   if (!cx.isStale("item")) cx.emit("turn.plan.updated", {
     plan: objects((m.toolCall?.result?.value?.todos ?? m.toolCall?.args?.todos)).map((s_t: any) => ({ step: (str(s_t?.content) ?? ""), status: map_todoStatus(s_t?.status) })),
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: "plan",
-    status: (map_resultStatus(m.toolCall?.result?.status) ?? "completed"),
-    data: { name: m.toolCall?.type, args: m.toolCall?.args, result: m.toolCall?.result, modelCallId: m.modelCallId },
-    toolName: "updateTodos",
-    input: m.toolCall?.args,
-    output: m.toolCall?.result?.value,
-    error: h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "error"),
-  });
+  if (!cx.isStale("item")) {
+    const s_tool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
+    cx.emit("item.completed", {
+      itemType: "plan",
+      status: (map_resultStatus(m.toolCall?.result?.status) ?? "completed"),
+      data: { name: m.toolCall?.type, args: m.toolCall?.args, result: m.toolCall?.result, modelCallId: m.modelCallId },
+      toolName: "updateTodos",
+      input: m.toolCall?.args,
+      output: m.toolCall?.result?.value,
+      error: s_tool?.error,
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:778 — update tool-call-completed → turn.started, item.started, item.completed */
+/** mappings/cursor-sdk.yaml:794 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
   cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
+  const s_cursorSdkTool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
+  const s_cursorSdkToolTitle = h_cursor.cursorSdkToolTitle(m.toolCall?.type, m.toolCall?.args);
   if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (!cx.wasOpen("item")) cx.setVarAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`, add(cx.varAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`), 1));
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
-    itemType: map_toolKind(m.toolCall?.type),
-    status: "inProgress",
-    title: h_cursor.cursorSdkToolTitle(m.toolCall?.type, m.toolCall?.args),
-    toolName: h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "name"),
-    input: m.toolCall?.args,
-    command: h_content.when(map_toolKind(m.toolCall?.type), "command_execution", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "command")),
-    cwd: h_content.when(map_toolKind(m.toolCall?.type), "command_execution", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "cwd")),
-  });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) {
+    const s_tool = s_cursorSdkTool;
+    const s_kind = map_toolKind(m.toolCall?.type);
+    cx.emit("item.started", {
+      itemType: s_kind,
+      status: "inProgress",
+      title: s_cursorSdkToolTitle,
+      toolName: s_tool?.name,
+      input: m.toolCall?.args,
+      command: (s_kind === "command_execution" ? s_tool?.command : undefined),
+      cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
+    });
+  }
   if (m.toolCall?.type === "shell") cx.snapshot("command_output", m.toolCall?.result?.value?.stdout, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: map_toolKind(m.toolCall?.type),
-    status: (map_resultStatus(m.toolCall?.result?.status) ?? "completed"),
-    title: h_cursor.cursorSdkToolTitle(m.toolCall?.type, m.toolCall?.args),
-    data: { name: m.toolCall?.type, args: m.toolCall?.args, result: m.toolCall?.result, modelCallId: m.modelCallId },
-    toolName: h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "name"),
-    input: m.toolCall?.args,
-    text: h_content.when(m.toolCall?.type, "createPlan", m.toolCall?.args?.plan),
-    command: h_content.when(map_toolKind(m.toolCall?.type), "command_execution", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "command")),
-    cwd: h_content.when(map_toolKind(m.toolCall?.type), "command_execution", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "cwd")),
-    exitCode: h_content.when(map_toolKind(m.toolCall?.type), "command_execution", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "exitCode")),
-    durationMs: h_content.when(map_toolKind(m.toolCall?.type), "command_execution", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "durationMs")),
-    files: h_content.when(map_toolKind(m.toolCall?.type), "file_change", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "files")),
-    server: h_content.when(map_toolKind(m.toolCall?.type), "mcp_tool_call", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "server")),
-    path: h_content.when(map_toolKind(m.toolCall?.type), "image_view", (m.toolCall?.result?.value?.filePath ?? m.toolCall?.args?.filePath)),
-    output: (h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "output") ?? h_content.when(map_toolKind(m.toolCall?.type), "collab_agent_tool_call", m.toolCall?.result?.value)),
-    error: h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "error"),
-  });
+  if (!cx.isStale("item")) {
+    const s_tool = s_cursorSdkTool;
+    const s_kind = map_toolKind(m.toolCall?.type);
+    cx.emit("item.completed", {
+      itemType: s_kind,
+      status: (map_resultStatus(m.toolCall?.result?.status) ?? "completed"),
+      title: s_cursorSdkToolTitle,
+      data: { name: m.toolCall?.type, args: m.toolCall?.args, result: m.toolCall?.result, modelCallId: m.modelCallId },
+      toolName: s_tool?.name,
+      input: m.toolCall?.args,
+      text: (m.toolCall?.type === "createPlan" ? m.toolCall?.args?.plan : undefined),
+      command: (s_kind === "command_execution" ? s_tool?.command : undefined),
+      cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
+      exitCode: (s_kind === "command_execution" ? s_tool?.exitCode : undefined),
+      durationMs: (s_kind === "command_execution" ? s_tool?.durationMs : undefined),
+      files: (s_kind === "file_change" ? s_tool?.files : undefined),
+      server: (s_kind === "mcp_tool_call" ? s_tool?.server : undefined),
+      path: (s_kind === "image_view" ? (m.toolCall?.result?.value?.filePath ?? m.toolCall?.args?.filePath) : undefined),
+      output: (s_tool?.output ?? (s_kind === "collab_agent_tool_call" ? m.toolCall?.result?.value : undefined)),
+      error: s_tool?.error,
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:861 — update step-completed → item.completed */
+/** mappings/cursor-sdk.yaml:886 — update step-completed → item.completed */
 function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -571,21 +602,23 @@ function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-com
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:896 — update shell-output-delta → content.delta, runtime.warning */
+/** mappings/cursor-sdk.yaml:921 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   if (!((h_cursor.cursorShellCase(m.event, m) === "stdout" || h_cursor.cursorShellCase(m.event, m) === "stderr" || h_cursor.cursorShellCase(m.event, m) === "output"))) return false;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
   cx.ref(ID_turn_use, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_item_current);
+  const s_cursorShellOutput = h_cursor.cursorShellOutput(m, "stdout");
+  const s_cursorShellOutput2 = h_cursor.cursorShellOutput(m, "stderr");
   cx.setVarAt(`live:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
-  if (cx.state("item", "itemType") === "command_execution" && h_cursor.cursorShellOutput(m, "stdout") != null) cx.emit("content.delta", {
+  if (cx.state("item", "itemType") === "command_execution" && s_cursorShellOutput != null) cx.emit("content.delta", {
     streamKind: "command_output",
-    delta: h_cursor.cursorShellOutput(m, "stdout"),
+    delta: s_cursorShellOutput,
   });
-  if (cx.state("item", "itemType") === "command_execution" && h_cursor.cursorShellOutput(m, "stderr") != null) cx.emit("content.delta", {
+  if (cx.state("item", "itemType") === "command_execution" && s_cursorShellOutput2 != null) cx.emit("content.delta", {
     streamKind: "command_output",
-    delta: h_cursor.cursorShellOutput(m, "stderr"),
+    delta: s_cursorShellOutput2,
   });
   if (cx.state("item", "itemType") !== "command_execution") cx.emit("runtime.warning", {
     message: "Cursor SDK shell output while no command is running (kept raw)",
@@ -594,7 +627,7 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:946 — update summary-started → turn.started, item.started */
+/** mappings/cursor-sdk.yaml:974 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -607,7 +640,7 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:968 — update summary → turn.started, item.started, item.updated, tool.summary */
+/** mappings/cursor-sdk.yaml:996 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -622,7 +655,7 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1001 — update summary-completed → item.completed */
+/** mappings/cursor-sdk.yaml:1029 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -636,7 +669,7 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1025 — update turn-ended → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:1053 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(cx.varAt(`streamed:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? "none")}`) != null)) return false;
@@ -649,7 +682,7 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1047 — update turn-ended → thread.token-usage.updated, turn.completed */
+/** mappings/cursor-sdk.yaml:1075 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -665,7 +698,7 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1080 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1108 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
   cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.varAt(`agent`), text: m.turn?.userMessage?.text } });
@@ -676,7 +709,7 @@ function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "t
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1105 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1133 — conversation agentConversationTurn */
 function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
@@ -685,7 +718,7 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1127 — conversation shellConversationTurn */
+/** mappings/cursor-sdk.yaml:1155 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
@@ -694,20 +727,20 @@ function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1154 — conversationStep assistantMessage */
+/** mappings/cursor-sdk.yaml:1182 — conversationStep assistantMessage */
 function r_conversation_step_text(m: View<Member<ConversationStepMessage, "type", "assistantMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "text-delta", text: m.message?.text });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1169 — conversationStep thinkingMessage */
+/** mappings/cursor-sdk.yaml:1197 — conversationStep thinkingMessage */
 function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "type", "thinkingMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "thinking-delta", text: m.message?.text });
   cx.delegate("cursor-sdk", { type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1186 — conversationStep toolCall */
+/** mappings/cursor-sdk.yaml:1214 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
@@ -776,82 +809,82 @@ export const table: SurfaceTable = {
       ],
       "tool_call": [
         { rule: "cursor-sdk#tool-call-running", line: 372, run: r_tool_call_running },
-        { rule: "cursor-sdk#tool-call-ended", line: 410, run: r_tool_call_ended },
+        { rule: "cursor-sdk#tool-call-ended", line: 413, run: r_tool_call_ended },
       ],
       "task": [
-        { rule: "cursor-sdk#task", line: 470, run: r_task },
-        { rule: "cursor-sdk#task-status", line: 486, run: r_task_status },
+        { rule: "cursor-sdk#task", line: 481, run: r_task },
+        { rule: "cursor-sdk#task-status", line: 497, run: r_task_status },
       ],
       "usage": [
-        { rule: "cursor-sdk#usage", line: 502, run: r_usage },
+        { rule: "cursor-sdk#usage", line: 513, run: r_usage },
       ],
     },
     runEvent: {
       "result": [
-        { rule: "cursor-sdk#run-result", line: 518, run: r_run_result },
+        { rule: "cursor-sdk#run-result", line: 529, run: r_run_result },
       ],
     },
     update: {
       "user-message-appended": [
-        { rule: "cursor-sdk#update-user", line: 550, run: r_update_user },
+        { rule: "cursor-sdk#update-user", line: 561, run: r_update_user },
       ],
       "text-delta": [
-        { rule: "cursor-sdk#update-text", line: 583, run: r_update_text },
+        { rule: "cursor-sdk#update-text", line: 594, run: r_update_text },
       ],
       "thinking-completed": [
-        { rule: "cursor-sdk#update-thinking-completed", line: 619, run: r_update_thinking_completed },
+        { rule: "cursor-sdk#update-thinking-completed", line: 630, run: r_update_thinking_completed },
       ],
       "thinking-delta": [
-        { rule: "cursor-sdk#update-thinking", line: 649, run: r_update_thinking },
+        { rule: "cursor-sdk#update-thinking", line: 660, run: r_update_thinking },
       ],
       "tool-call-started": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 679, run: r_update_tool_call_running },
+        { rule: "cursor-sdk#update-tool-call-running", line: 690, run: r_update_tool_call_running },
       ],
       "partial-tool-call": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 679, run: r_update_tool_call_running },
+        { rule: "cursor-sdk#update-tool-call-running", line: 690, run: r_update_tool_call_running },
       ],
       "tool-call-completed": [
-        { rule: "cursor-sdk#update-todos-completed", line: 728, run: r_update_todos_completed },
-        { rule: "cursor-sdk#update-tool-call-completed", line: 778, run: r_update_tool_call_completed },
+        { rule: "cursor-sdk#update-todos-completed", line: 742, run: r_update_todos_completed },
+        { rule: "cursor-sdk#update-tool-call-completed", line: 794, run: r_update_tool_call_completed },
       ],
       "step-completed": [
-        { rule: "cursor-sdk#update-step-completed", line: 861, run: r_update_step_completed },
+        { rule: "cursor-sdk#update-step-completed", line: 886, run: r_update_step_completed },
       ],
       "shell-output-delta": [
-        { rule: "cursor-sdk#update-shell-output", line: 896, run: r_update_shell_output },
+        { rule: "cursor-sdk#update-shell-output", line: 921, run: r_update_shell_output },
       ],
       "summary-started": [
-        { rule: "cursor-sdk#update-summary-started", line: 946, run: r_update_summary_started },
+        { rule: "cursor-sdk#update-summary-started", line: 974, run: r_update_summary_started },
       ],
       "summary": [
-        { rule: "cursor-sdk#update-summary", line: 968, run: r_update_summary },
+        { rule: "cursor-sdk#update-summary", line: 996, run: r_update_summary },
       ],
       "summary-completed": [
-        { rule: "cursor-sdk#update-summary-completed", line: 1001, run: r_update_summary_completed },
+        { rule: "cursor-sdk#update-summary-completed", line: 1029, run: r_update_summary_completed },
       ],
       "turn-ended": [
-        { rule: "cursor-sdk#update-turn-ended-in-run", line: 1025, run: r_update_turn_ended_in_run },
-        { rule: "cursor-sdk#update-turn-ended", line: 1047, run: r_update_turn_ended },
+        { rule: "cursor-sdk#update-turn-ended-in-run", line: 1053, run: r_update_turn_ended_in_run },
+        { rule: "cursor-sdk#update-turn-ended", line: 1075, run: r_update_turn_ended },
       ],
     },
     conversation: {
       "agentConversationTurn": [
-        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1080, run: r_conversation_agent_turn_prompt },
-        { rule: "cursor-sdk#conversation-agent-turn", line: 1105, run: r_conversation_agent_turn },
+        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1108, run: r_conversation_agent_turn_prompt },
+        { rule: "cursor-sdk#conversation-agent-turn", line: 1133, run: r_conversation_agent_turn },
       ],
       "shellConversationTurn": [
-        { rule: "cursor-sdk#conversation-shell-turn", line: 1127, run: r_conversation_shell_turn },
+        { rule: "cursor-sdk#conversation-shell-turn", line: 1155, run: r_conversation_shell_turn },
       ],
     },
     conversationStep: {
       "assistantMessage": [
-        { rule: "cursor-sdk#conversation-step-text", line: 1154, run: r_conversation_step_text },
+        { rule: "cursor-sdk#conversation-step-text", line: 1182, run: r_conversation_step_text },
       ],
       "thinkingMessage": [
-        { rule: "cursor-sdk#conversation-step-thinking", line: 1169, run: r_conversation_step_thinking },
+        { rule: "cursor-sdk#conversation-step-thinking", line: 1197, run: r_conversation_step_thinking },
       ],
       "toolCall": [
-        { rule: "cursor-sdk#conversation-step-tool-call", line: 1186, run: r_conversation_step_tool_call },
+        { rule: "cursor-sdk#conversation-step-tool-call", line: 1214, run: r_conversation_step_tool_call },
       ],
     },
   },
@@ -877,14 +910,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1210)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1213)",
-    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1216)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1222)",
-    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1225)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1228)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1231)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1234)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1238)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1241)",
+    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1244)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1250)",
+    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1253)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1256)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1259)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1262)",
   },
   ignoreWhen: {
     "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.run_id != null && cx.varAt(`live:${(cx.varAt(`run:${m?.run_id}`) ?? m?.run_id)}`) != null,

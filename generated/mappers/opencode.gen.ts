@@ -2,11 +2,12 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
+// Mapping table mappings/opencode.yaml: sha256 d8c5627d6106d5a272bc64fd1c27505d243d48c75b9abfbe8f0a5f23c0cbe7bb
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, numberOf, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
 export type EventMessage = U.OpencodeEvent;
@@ -554,116 +555,140 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
   cx.ref(ID_item_close, m.properties?.part?.id);
   cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
+  const s_opencodeToolOutput = h_opencode.opencodeToolOutput(m.properties?.part?.state?.output);
+  const s_editFiles = h_claude.editFiles(m.properties?.part?.state?.input);
   cx.setVarAt(`call:${m.properties?.part?.callID}`, m.properties?.part?.id);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
-    itemType: map_toolItemType(m.properties?.part?.tool),
-    status: "inProgress",
-    title: m.properties?.part?.tool,
-    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
-    input: m.properties?.part?.state?.input,
-    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
-    data: m.properties?.part,
-  });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) {
+    const s_kind = map_toolItemType(m.properties?.part?.tool);
+    cx.emit("item.started", {
+      itemType: map_toolItemType(m.properties?.part?.tool),
+      status: "inProgress",
+      title: m.properties?.part?.tool,
+      toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+      input: m.properties?.part?.state?.input,
+      output: s_opencodeToolOutput,
+      command: (s_kind === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? s_editFiles : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
+      data: m.properties?.part,
+    });
+  }
   cx.snapshot("command_output", m.properties?.part?.state?.metadata?.output, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: map_toolItemType(m.properties?.part?.tool),
-    status: "completed",
-    title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
-    detail: h_opencode.opencodeShellNote(m.properties?.part?.state?.output),
-    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
-    input: m.properties?.part?.state?.input,
-    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
-    data: m.properties?.part,
-  });
+  if (!cx.isStale("item")) {
+    const s_kind = map_toolItemType(m.properties?.part?.tool);
+    cx.emit("item.completed", {
+      itemType: map_toolItemType(m.properties?.part?.tool),
+      status: "completed",
+      title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+      detail: h_opencode.opencodeShellNote(m.properties?.part?.state?.output),
+      toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+      input: m.properties?.part?.state?.input,
+      output: s_opencodeToolOutput,
+      command: (s_kind === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? s_editFiles : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
+      data: m.properties?.part,
+    });
+  }
   return true;
 }
 
-/** mappings/opencode.yaml:776 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:783 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
   cx.ref(ID_item_close, m.properties?.part?.id);
   cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
+  const s_opencodeToolOutput = h_opencode.opencodeToolOutput(m.properties?.part?.state?.output);
+  const s_editFiles = h_claude.editFiles(m.properties?.part?.state?.input);
   cx.setVarAt(`call:${m.properties?.part?.callID}`, m.properties?.part?.id);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
-    itemType: map_toolItemType(m.properties?.part?.tool),
-    status: "inProgress",
-    title: m.properties?.part?.tool,
-    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
-    input: m.properties?.part?.state?.input,
-    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
-    data: m.properties?.part,
-  });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: map_toolItemType(m.properties?.part?.tool),
-    status: "failed",
-    title: m.properties?.part?.tool,
-    detail: str(m.properties?.part?.state?.error),
-    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
-    input: m.properties?.part?.state?.input,
-    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
-    error: str(m.properties?.part?.state?.error),
-    data: m.properties?.part,
-  });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) {
+    const s_kind = map_toolItemType(m.properties?.part?.tool);
+    cx.emit("item.started", {
+      itemType: map_toolItemType(m.properties?.part?.tool),
+      status: "inProgress",
+      title: m.properties?.part?.tool,
+      toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+      input: m.properties?.part?.state?.input,
+      output: s_opencodeToolOutput,
+      command: (s_kind === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? s_editFiles : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
+      data: m.properties?.part,
+    });
+  }
+  if (!cx.isStale("item")) {
+    const s_kind = map_toolItemType(m.properties?.part?.tool);
+    cx.emit("item.completed", {
+      itemType: map_toolItemType(m.properties?.part?.tool),
+      status: "failed",
+      title: m.properties?.part?.tool,
+      detail: str(m.properties?.part?.state?.error),
+      toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+      input: m.properties?.part?.state?.input,
+      output: s_opencodeToolOutput,
+      command: (s_kind === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? s_editFiles : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
+      error: str(m.properties?.part?.state?.error),
+      data: m.properties?.part,
+    });
+  }
   return true;
 }
 
-/** mappings/opencode.yaml:797 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:811 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
   cx.ref(ID_item_open, m.properties?.part?.id);
   cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
+  const s_opencodeToolOutput = h_opencode.opencodeToolOutput(m.properties?.part?.state?.output);
+  const s_editFiles = h_claude.editFiles(m.properties?.part?.state?.input);
   cx.setVarAt(`call:${m.properties?.part?.callID}`, m.properties?.part?.id);
-  if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolItemType(m.properties?.part?.tool),
-    status: "inProgress",
-    title: m.properties?.part?.tool,
-    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
-    input: m.properties?.part?.state?.input,
-    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
-    data: m.properties?.part,
-  });
-  if (cx.wasOpen("item")) cx.emit("item.updated", {
-    itemType: map_toolItemType(m.properties?.part?.tool),
-    status: "inProgress",
-    title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
-    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
-    input: m.properties?.part?.state?.input,
-    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
-    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
-    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
-    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
-    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
-    data: m.properties?.part,
-  });
+  if (cx.isNew("item")) {
+    const s_kind = map_toolItemType(m.properties?.part?.tool);
+    cx.emit("item.started", {
+      itemType: map_toolItemType(m.properties?.part?.tool),
+      status: "inProgress",
+      title: m.properties?.part?.tool,
+      toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+      input: m.properties?.part?.state?.input,
+      output: s_opencodeToolOutput,
+      command: (s_kind === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? s_editFiles : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
+      data: m.properties?.part,
+    });
+  }
+  if (cx.wasOpen("item")) {
+    const s_kind = map_toolItemType(m.properties?.part?.tool);
+    cx.emit("item.updated", {
+      itemType: map_toolItemType(m.properties?.part?.tool),
+      status: "inProgress",
+      title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+      toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+      input: m.properties?.part?.state?.input,
+      output: s_opencodeToolOutput,
+      command: (s_kind === "command_execution" ? stringOf(m.properties?.part?.state?.input?.command) : undefined),
+      exitCode: (s_kind === "command_execution" ? numberOf(m.properties?.part?.state?.metadata?.exit) : undefined),
+      files: (s_kind === "file_change" ? s_editFiles : undefined),
+      query: (s_kind === "web_search" ? (stringOf(m.properties?.part?.state?.input?.query) ?? stringOf(m.properties?.part?.state?.input?.url)) : undefined),
+      data: m.properties?.part,
+    });
+  }
   cx.snapshot("command_output", m.properties?.part?.state?.metadata?.output, undefined);
   return true;
 }
 
-/** mappings/opencode.yaml:825 — event message.part.updated */
+/** mappings/opencode.yaml:846 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -671,7 +696,7 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:836 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:857 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -690,7 +715,7 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
   return true;
 }
 
-/** mappings/opencode.yaml:854 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:875 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -701,7 +726,7 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:870 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:891 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -713,7 +738,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:886 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:907 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -732,7 +757,7 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:909 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:930 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -752,7 +777,7 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:937 — event message.part.updated */
+/** mappings/opencode.yaml:958 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -760,7 +785,7 @@ function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.upda
   return true;
 }
 
-/** mappings/opencode.yaml:949 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:970 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -775,7 +800,7 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
   return true;
 }
 
-/** mappings/opencode.yaml:973 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:994 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -790,7 +815,7 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:994 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:1015 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -804,7 +829,7 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
   return true;
 }
 
-/** mappings/opencode.yaml:1015 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:1036 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -817,7 +842,7 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
   return true;
 }
 
-/** mappings/opencode.yaml:1038 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:1059 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -830,7 +855,7 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1056 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:1077 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -845,7 +870,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1086 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1107 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -859,7 +884,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1108 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1129 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -957,52 +982,52 @@ export const table: SurfaceTable = {
         { rule: "opencode#task-tool-completed", line: 688, run: r_task_tool_completed },
         { rule: "opencode#task-tool", line: 723, run: r_task_tool },
         { rule: "opencode#tool-completed", line: 749, run: r_tool_completed },
-        { rule: "opencode#tool-error", line: 776, run: r_tool_error },
-        { rule: "opencode#tool", line: 797, run: r_tool },
-        { rule: "opencode#step-start-part", line: 825, run: r_step_start_part },
-        { rule: "opencode#step-finish-part", line: 836, run: r_step_finish_part },
-        { rule: "opencode#patch-part", line: 854, run: r_patch_part },
-        { rule: "opencode#retry-part", line: 870, run: r_retry_part },
-        { rule: "opencode#compaction-part", line: 886, run: r_compaction_part },
-        { rule: "opencode#other-part", line: 909, run: r_other_part },
-        { rule: "opencode#snapshot-part", line: 937, run: r_snapshot_part },
+        { rule: "opencode#tool-error", line: 783, run: r_tool_error },
+        { rule: "opencode#tool", line: 811, run: r_tool },
+        { rule: "opencode#step-start-part", line: 846, run: r_step_start_part },
+        { rule: "opencode#step-finish-part", line: 857, run: r_step_finish_part },
+        { rule: "opencode#patch-part", line: 875, run: r_patch_part },
+        { rule: "opencode#retry-part", line: 891, run: r_retry_part },
+        { rule: "opencode#compaction-part", line: 907, run: r_compaction_part },
+        { rule: "opencode#other-part", line: 930, run: r_other_part },
+        { rule: "opencode#snapshot-part", line: 958, run: r_snapshot_part },
       ],
       "message.part.delta": [
         { rule: "opencode#delta-waits-for-part", line: 518, run: r_delta_waits_for_part },
         { rule: "opencode#text-delta", line: 655, run: r_text_delta },
       ],
       "permission.asked": [
-        { rule: "opencode#permission-asked", line: 949, run: r_permission_asked },
+        { rule: "opencode#permission-asked", line: 970, run: r_permission_asked },
       ],
       "permission.updated": [
-        { rule: "opencode#permission-updated-v1", line: 973, run: r_permission_updated_v1 },
+        { rule: "opencode#permission-updated-v1", line: 994, run: r_permission_updated_v1 },
       ],
       "permission.v2.asked": [
-        { rule: "opencode#permission-v2-asked", line: 994, run: r_permission_v2_asked },
+        { rule: "opencode#permission-v2-asked", line: 1015, run: r_permission_v2_asked },
       ],
       "permission.replied": [
-        { rule: "opencode#permission-replied", line: 1015, run: r_permission_replied },
+        { rule: "opencode#permission-replied", line: 1036, run: r_permission_replied },
       ],
       "permission.v2.replied": [
-        { rule: "opencode#permission-v2-replied", line: 1038, run: r_permission_v2_replied },
+        { rule: "opencode#permission-v2-replied", line: 1059, run: r_permission_v2_replied },
       ],
       "question.asked": [
-        { rule: "opencode#question-asked", line: 1056, run: r_question_asked },
+        { rule: "opencode#question-asked", line: 1077, run: r_question_asked },
       ],
       "question.v2.asked": [
-        { rule: "opencode#question-asked", line: 1056, run: r_question_asked },
+        { rule: "opencode#question-asked", line: 1077, run: r_question_asked },
       ],
       "question.replied": [
-        { rule: "opencode#question-replied", line: 1086, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1107, run: r_question_replied },
       ],
       "question.v2.replied": [
-        { rule: "opencode#question-replied", line: 1086, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1107, run: r_question_replied },
       ],
       "question.rejected": [
-        { rule: "opencode#question-rejected", line: 1108, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1129, run: r_question_rejected },
       ],
       "question.v2.rejected": [
-        { rule: "opencode#question-rejected", line: 1108, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1129, run: r_question_rejected },
       ],
     },
   },
@@ -1079,15 +1104,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1131)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1134)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1137)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1140)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1143)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1146)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1149)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1152)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1155)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1152)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1155)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1158)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1161)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1164)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1167)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1170)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1173)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1176)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },

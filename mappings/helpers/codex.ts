@@ -5,7 +5,8 @@
  * nothing to say.
  */
 import { clip, shellQuote, wholeFileDiff, type FileChange } from "./lib/shared.js";
-import { num, outputText } from "./content.js";
+import { outputText } from "./content.js";
+import { num } from "./lib/shared.js";
 import { localPath } from "./acp.js";
 import { json as parseJson, str } from "../../src/normalize/row-util.js";
 
@@ -120,25 +121,16 @@ export function mcpError(result: unknown): string | undefined {
 }
 
 /**
- * A typed field of a Codex 0.171 CommandExecution / FileChange turn item. Codex persists and sends these items
+ * The typed fields of a Codex 0.171 CommandExecution / FileChange turn item. Codex persists and sends these items
  * (`{command: argv, cwd: file URL, aggregated_output, exit_code, duration, changes}`, as recorded), but the pinned
  * EventMsg schema's TurnItem union does not declare the two variants, so a row cannot name their fields by path.
+ * Undefined for another item.
  */
-export function codexToolItemField(item: unknown, field: "command" | "cwd" | "output"): string | undefined;
-export function codexToolItemField(item: unknown, field: "exitCode" | "durationMs"): number | undefined;
-export function codexToolItemField(item: unknown, field: "files"): FileChange[] | undefined;
-export function codexToolItemField(item: unknown, field: "command" | "cwd" | "exitCode" | "output" | "durationMs" | "files"): unknown {
+export function codexToolItem(item: unknown): { command?: string; cwd?: string; exitCode?: number; output?: string; durationMs?: number; files?: FileChange[] } | undefined {
   if (!item || typeof item !== "object") return undefined;
   const it = item as Record<string, unknown>;
   if (it.type !== "CommandExecution" && it.type !== "FileChange") return undefined;
-  switch (field) {
-    case "command": return commandLine(it.command);
-    case "cwd": return localPath(it.cwd);
-    case "exitCode": return num(it.exit_code);
-    case "output": return str(it.aggregated_output);
-    case "durationMs": return durationMs(it.duration);
-    case "files": return codexChangeMap(it.changes);
-  }
+  return { command: commandLine(it.command), cwd: localPath(it.cwd), exitCode: num(it.exit_code), output: str(it.aggregated_output), durationMs: durationMs(it.duration), files: codexChangeMap(it.changes) };
 }
 
 /**
@@ -159,29 +151,28 @@ export function argsCwd(args: unknown): string | undefined {
 }
 
 /**
- * A field of a Codex call output as the model saw it: the JSON envelope of older versions (`{output, metadata:
- * {exit_code, duration_seconds}}`) or the text form of 0.171 (header lines — `Process exited with code N` / `Exit
- * code: N`, `Wall time: S seconds` — then `Output:` and the output). Undefined when the text has neither form.
+ * A Codex call output as the model saw it: the JSON envelope of older versions (`{output, metadata: {exit_code,
+ * duration_seconds}}`) or the text form of 0.171 (header lines — `Process exited with code N` / `Exit code: N`,
+ * `Wall time: S seconds` — then `Output:` and the output). Undefined when the text has neither form.
  */
-export function codexCallOutput(out: unknown, field: "output"): string | undefined;
-export function codexCallOutput(out: unknown, field: "exitCode" | "durationMs"): number | undefined;
-export function codexCallOutput(out: unknown, field: "output" | "exitCode" | "durationMs"): string | number | undefined {
+export function codexCall(out: unknown): { output: string; exitCode?: number; durationMs?: number } | undefined {
   if (typeof out !== "string") return undefined;
   const env = out.startsWith("{") ? parseJson(out) : undefined;
   if (env && typeof env === "object" && typeof (env as any).output === "string") {
     const md = (env as any).metadata ?? {};
-    if (field === "output") return (env as any).output;
-    if (field === "exitCode") return num(md.exit_code);
     const s = num(md.duration_seconds);
-    return s === undefined ? undefined : Math.round(s * 1000);
+    return { output: (env as any).output, exitCode: num(md.exit_code), durationMs: s === undefined ? undefined : Math.round(s * 1000) };
   }
   const at = out.indexOf("Output:\n");
   if (at < 0) return undefined;
   const head = out.slice(0, at);
-  if (field === "output") return out.slice(at + "Output:\n".length);
-  if (field === "exitCode") { const m = /(?:Process exited with code|Exit code:) (-?\d+)/.exec(head); return m ? Number(m[1]) : undefined; }
-  const m = /Wall time: ([\d.]+) seconds/.exec(head);
-  return m && Number.isFinite(Number(m[1])) ? Math.round(Number(m[1]) * 1000) : undefined;
+  const code = /(?:Process exited with code|Exit code:) (-?\d+)/.exec(head);
+  const wall = /Wall time: ([\d.]+) seconds/.exec(head);
+  return {
+    output: out.slice(at + "Output:\n".length),
+    exitCode: code ? Number(code[1]) : undefined,
+    durationMs: wall && Number.isFinite(Number(wall[1])) ? Math.round(Number(wall[1]) * 1000) : undefined,
+  };
 }
 
 /**

@@ -1,27 +1,10 @@
 /**
  * Helpers shared by the tables for typed item content (the canonical fields of item payloads): text of tool output,
- * a string field of a tool input, token counts, a value only for one item type.
+ * token counts, a context-window reading.
  * Every exported function is callable from a table as `{ $helper: NAME, args: [...] }` (codegen checks the name and
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data.
  */
-import type { FileChange } from "./lib/shared.js";
-
-/** A number when the value is a finite number (or a numeric string), else undefined. */
-export function num(x: unknown): number | undefined {
-  if (typeof x === "number" && Number.isFinite(x)) return x;
-  if (typeof x === "string" && x.trim() !== "" && Number.isFinite(Number(x))) return Number(x);
-  return undefined;
-}
-
-/** Only when `a` equals `b`: the value `v` (a typed field a row sets for one item type only). */
-export function when<T>(a: unknown, b: unknown, v: T): T | undefined {
-  return a === b ? v : undefined;
-}
-
-/** The value `v` unless a flag is set: undefined when any `flags` value is neither null nor undefined. */
-export function unless<T>(v: T, ...flags: unknown[]): T | undefined {
-  return flags.some((f) => f !== undefined && f !== null) ? undefined : v;
-}
+import { num } from "./lib/shared.js";
 
 /**
  * A context-window reading: `used` tokens of a `size`-token window (canonical ContextUsage), when `used` is a
@@ -32,13 +15,6 @@ export function contextUsage(used: unknown, size: unknown): { usedTokens: number
   if (u === undefined || !Number.isInteger(u) || u < 0) return undefined;
   const w = num(size);
   return w !== undefined && Number.isInteger(w) && w >= 0 ? { usedTokens: u, windowTokens: w } : { usedTokens: u };
-}
-
-/** A field of a tool input object (`input[key]` for the first key it has as a string); undefined otherwise. */
-export function inputString(input: unknown, ...keys: unknown[]): string | undefined {
-  if (!input || typeof input !== "object" || Array.isArray(input)) return undefined;
-  for (const k of keys) if (typeof k === "string" && typeof (input as any)[k] === "string") return (input as any)[k];
-  return undefined;
 }
 
 /** Tool output as text: a string as is, text blocks / ACP content blocks joined, else undefined. */

@@ -1,11 +1,11 @@
 /**
- * Helpers of the cursor tables: provider logic that is not a table (Cursor: todo merges and tool call titles).
+ * Helpers of the cursor tables: provider data the tables read (Cursor: todo merges, tool call content and titles).
  * Every exported function is callable from a table as `{ $helper: NAME, args: [...] }` (codegen checks the name and
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
 import { clip, type FileChange } from "./lib/shared.js";
-import { num } from "./content.js";
+import { num } from "./lib/shared.js";
 import { editFiles } from "./claude.js";
 import { json } from "../../src/normalize/row-util.js";
 
@@ -59,16 +59,28 @@ function cursorToolArgs(toolCall: unknown): unknown {
 }
 
 
+/** The typed content of a tool call (the canonical item fields a row reads from it; absent when there is none). */
+export interface CursorToolContent {
+  name: string;
+  command?: string;
+  cwd?: string;
+  exitCode?: number;
+  durationMs?: number;
+  output?: string;
+  error?: string;
+  query?: string;
+  server?: string;
+  files?: FileChange[];
+}
+
 /**
  * Typed content of a cursor-agent `tool_call` (`{<kind>: {args, result?}}`), read from its arguments and its
  * `result.success` (a shell: `{command, workingDirectory, exitCode, stdout, stderr, executionTime}`) or the other
  * outcome's details: `name` is the tool's own name (a `function` tool's or an MCP tool's `name`/`toolName`, else
- * the kind); `files` come from an edit/write input (editFiles) or a delete's path.
+ * the kind); `files` come from an edit/write input (editFiles) or a delete's path. Undefined for a value that is not
+ * a tool call. A row reads it once (`let`) and its fields by path.
  */
-export function cursorToolContent(toolCall: unknown, field: "name" | "command" | "cwd" | "output" | "error" | "query" | "server"): string | undefined;
-export function cursorToolContent(toolCall: unknown, field: "exitCode" | "durationMs"): number | undefined;
-export function cursorToolContent(toolCall: unknown, field: "files"): FileChange[] | undefined;
-export function cursorToolContent(toolCall: unknown, field: string): unknown {
+export function cursorTool(toolCall: unknown): CursorToolContent | undefined {
   const kind = cursorToolKind(toolCall);
   const p = cursorToolPart(toolCall);
   if (!kind || !p) return undefined;
@@ -76,46 +88,30 @@ export function cursorToolContent(toolCall: unknown, field: string): unknown {
   const r: any = p.result && typeof p.result === "object" ? p.result : {};
   const ok: any = r.success && typeof r.success === "object" ? r.success : undefined;
   const s = (x: unknown) => (typeof x === "string" && x !== "" ? x : undefined);
-  switch (field) {
-    case "name": return s(p.name) ?? s(a.toolName) ?? s(a.name) ?? kind;
-    case "command": return s(a.command) ?? s(ok?.command);
-    case "cwd": return s(a.workingDirectory) ?? s(ok?.workingDirectory);
-    case "exitCode": return num(ok?.exitCode);
-    case "durationMs": return num(ok?.executionTime);
-    case "output": {
-      if (!ok) return undefined;
-      if (typeof ok.interleavedOutput === "string") return ok.interleavedOutput;
-      if (typeof ok.stdout === "string" || typeof ok.stderr === "string") return [ok.stdout, ok.stderr].filter((x) => typeof x === "string" && x !== "").join("");
-      return s(ok.content) ?? s(ok.output);
-    }
-    case "error": {
-      if (ok) return undefined;
-      const k = Object.keys(r).find((x) => r[x] && typeof r[x] === "object");
-      return k === undefined ? undefined : s(r[k].message) ?? s(r[k].error) ?? k;
-    }
-    case "query": return s(a.searchTerm) ?? s(a.query) ?? s(a.url);
-    case "server": return s(a.providerIdentifier) ?? s(a.serverName) ?? s(a.server);
-    case "files": {
-      if (kind === "deleteToolCall") return typeof a.path === "string" ? [{ path: a.path, change: "delete" }] : undefined;
-      return editFiles({ ...a, content: a.content ?? a.fileText ?? a.contents });
-    }
+  let output: string | undefined;
+  if (ok) {
+    if (typeof ok.interleavedOutput === "string") output = ok.interleavedOutput;
+    else if (typeof ok.stdout === "string" || typeof ok.stderr === "string") output = [ok.stdout, ok.stderr].filter((x) => typeof x === "string" && x !== "").join("");
+    else output = s(ok.content) ?? s(ok.output);
   }
-  return undefined;
+  let error: string | undefined;
+  if (!ok) {
+    const k = Object.keys(r).find((x) => r[x] && typeof r[x] === "object");
+    error = k === undefined ? undefined : s(r[k].message) ?? s(r[k].error) ?? k;
+  }
+  return {
+    name: s(p.name) ?? s(a.toolName) ?? s(a.name) ?? kind,
+    command: s(a.command) ?? s(ok?.command),
+    cwd: s(a.workingDirectory) ?? s(ok?.workingDirectory),
+    exitCode: num(ok?.exitCode),
+    durationMs: num(ok?.executionTime),
+    output,
+    error,
+    query: s(a.searchTerm) ?? s(a.query) ?? s(a.url),
+    server: s(a.providerIdentifier) ?? s(a.serverName) ?? s(a.server),
+    files: kind === "deleteToolCall" ? (typeof a.path === "string" ? [{ path: a.path, change: "delete" }] : undefined) : editFiles({ ...a, content: a.content ?? a.fileText ?? a.contents }),
+  };
 }
-
-/**
- * A Cursor TypeScript SDK `tool_call` message's tool (`name`, `args`, `result` as `{status: success, value}` or
- * `{status: error, error}`) in the cursor-agent form `{<name>ToolCall: {args, result: {success} | {error}}}`, so its
- * typed content and title are read by the same code as cursor-agent's.
- */
-function cursorSdkAsCli(name: unknown, args: unknown, result: unknown): Record<string, unknown> | undefined {
-  // A row asks for several fields of one call in a row: the same inputs give the same (unmodified) form.
-  if (name === asCliLast.name && args === asCliLast.args && result === asCliLast.result) return asCliLast.out;
-  const out = asCli(name, args, result);
-  asCliLast.name = name; asCliLast.args = args; asCliLast.result = result; asCliLast.out = out;
-  return out;
-}
-const asCliLast: { name: unknown; args: unknown; result: unknown; out: Record<string, unknown> | undefined } = { name: undefined, args: undefined, result: undefined, out: undefined };
 
 function asCli(name: unknown, args: unknown, result: unknown): Record<string, unknown> | undefined {
   if (typeof name !== "string" || name === "") return undefined;
@@ -127,27 +123,23 @@ function asCli(name: unknown, args: unknown, result: unknown): Record<string, un
 
 /** A short title for a Cursor SDK tool call (cursorToolTitle of its cursor-agent form). */
 export function cursorSdkToolTitle(name: unknown, args: unknown): string | undefined {
-  return cursorToolTitle(cursorSdkAsCli(name, args, undefined));
+  return cursorToolTitle(asCli(name, args, undefined));
 }
 
 /**
- * Typed content of a Cursor SDK `tool_call` message (cursorToolContent of its cursor-agent form); an edit's `files`
- * carry the result's `diffString` when it has one.
+ * Typed content of a Cursor SDK `tool_call` message (`name`, `args`, `result`): cursorTool of its cursor-agent form,
+ * with the SDK's own tool name (an MCP call's `toolName`); an edit's `files` carry the result's `diffString` when it
+ * has one.
  */
-export function cursorSdkToolContent(name: unknown, args: unknown, result: unknown, field: "name" | "command" | "cwd" | "output" | "error" | "query" | "server"): string | undefined;
-export function cursorSdkToolContent(name: unknown, args: unknown, result: unknown, field: "exitCode" | "durationMs"): number | undefined;
-export function cursorSdkToolContent(name: unknown, args: unknown, result: unknown, field: "files"): FileChange[] | undefined;
-export function cursorSdkToolContent(name: unknown, args: unknown, result: unknown, field: string): unknown {
-  const cli = cursorSdkAsCli(name, args, result);
-  if (!cli) return undefined;
-  if (field === "name") {
-    const t = (args as any)?.toolName;
-    return name === "mcp" && typeof t === "string" && t !== "" ? t : (name as string);
-  }
-  const v = cursorToolContent(cli, field as "command");
-  if (field !== "files" || !Array.isArray(v)) return v;
+export function cursorSdkTool(name: unknown, args: unknown, result: unknown): CursorToolContent | undefined {
+  const cli = asCli(name, args, result);
+  const c = cli && cursorTool(cli);
+  if (!c) return undefined;
+  const t = (args as any)?.toolName;
+  c.name = name === "mcp" && typeof t === "string" && t !== "" ? t : (name as string);
   const diff = (result as any)?.status === "success" ? (result as any).value?.diffString : undefined;
-  return typeof diff === "string" && diff !== "" && name === "edit" ? (v as FileChange[]).map((f) => ({ ...f, diff })) : v;
+  if (Array.isArray(c.files) && typeof diff === "string" && diff !== "" && name === "edit") c.files = c.files.map((f) => ({ ...f, diff }));
+  return c;
 }
 
 /** The output streams of a running shell command. */

@@ -50,6 +50,21 @@ export function joinKey(...parts: unknown[]): string | undefined {
 }
 
 /** `$str`: a string as is, a finite number as text, else undefined (null becomes "absent"). */
+/** `$number`: a finite number, or a (trimmed, non-empty) string holding one, as a number; else undefined. */
+export function numberOf(x: unknown): number | undefined {
+  if (typeof x === "number") return Number.isFinite(x) ? x : undefined;
+  if (typeof x === "string" && x.trim() !== "") {
+    const n = Number(x);
+    return Number.isFinite(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+/** `$string`: a string as is, else undefined. */
+export function stringOf(x: unknown): string | undefined {
+  return typeof x === "string" ? x : undefined;
+}
+
 export function str(x: unknown): string | undefined {
   return typeof x === "string" ? x : typeof x === "number" && Number.isFinite(x) ? String(x) : undefined;
 }

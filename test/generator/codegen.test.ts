@@ -6,6 +6,7 @@
  * buildAll(ROOT) runs once (in beforeAll) and every test reads that result; determinism is checked by running
  * the pipeline twice on the small mini root, and by the full result equalling the committed generated/.
  */
+import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -148,6 +149,16 @@ describe("generated files", () => {
         const provenance = readFileSync(join(ROOT, folder, "PROVENANCE.md"), "utf8");
         expect(provenance, `${p}: ${path}`).toContain(`| \`${name}\` | ${hash} |`);
       }
+    }
+  });
+
+  it("each mapper and examples test names the sha256 of the mapping table (YAML) it was generated from", () => {
+    const gen = [...files.keys()].filter((p) => /^generated\/mappers\/|\.examples\.test\.ts$/.test(p));
+    expect(gen.length).toBeGreaterThanOrEqual(2 * 11);
+    for (const p of gen) {
+      const m = /^\/\/ Mapping table (mappings\/\S+\.yaml): sha256 ([0-9a-f]{64})$/m.exec(files.get(p)!);
+      expect(m, p).not.toBeNull();
+      expect(createHash("sha256").update(readFileSync(join(ROOT, m![1]), "utf8").replace(/\r\n/g, "\n")).digest("hex"), p).toBe(m![2]);
     }
   });
 

@@ -67,6 +67,7 @@ export interface Generator {
   };
   emitMapper: {
     emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: Record<string, string | undefined>, header: string): string;
+    exprCode(e: unknown, scope: Set<string>): string;
   };
 }
 

@@ -20,3 +20,10 @@ export function shellQuote(arg: string): string {
 export function clip(s: string, n = 160): string {
   return s.length > n ? s.slice(0, n - 1) + "…" : s;
 }
+
+/** A number when the value is a finite number (or a numeric string), else undefined (the DSL's `$number`). */
+export function num(x: unknown): number | undefined {
+  if (typeof x === "number" && Number.isFinite(x)) return x;
+  if (typeof x === "string" && x.trim() !== "" && Number.isFinite(Number(x))) return Number(x);
+  return undefined;
+}
