@@ -13,6 +13,7 @@ import { emitMapper } from "./emit-mapper.ts";
 import { emitGrammar } from "./emit-grammar.ts";
 import { emitAnswers } from "./emit-answers.ts";
 import { DSL_SCHEMA, dslSchema } from "./dsl-schema.ts";
+import { recordedAgents } from "./recordings.ts";
 import { buildCompatibility, emitCoverageTest, emitExampleTests, emitUpstreamTypes } from "./emit-other.ts";
 import { loadTable, type StepIR, type TableIR } from "./tables.ts";
 import { UpstreamSchemas, type SchemaCache } from "./upstream.ts";
@@ -237,6 +238,8 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
   }
   files.set(`${GEN}/live.gen.ts`, emitLive(tables, header(tables.filter((t) => t.live).map((t) => t.file))));
   const compat = buildCompatibility(model, tables);
+  const recorded = recordedAgents(root);
+  if (recorded) compat.recorded = recorded;
   files.set(`${GEN}/compatibility.json`, JSON.stringify(compat, null, 2) + "\n");
   const md = compatibilityMarkdown(compat);
   files.set(`${GEN}/COMPATIBILITY.md`, md);

@@ -45,6 +45,15 @@ export interface Compatibility {
     /** Surfaces a live driver (agentnorm/live) drives: the agents, from the table's `live:`. */
     live?: LiveDriverEntry[];
   }>;
+  /**
+   * The agent versions our recordings hold (the repository's fixtures/recorded): per agent and version, the sessions
+   * recorded, their canonical events and runtime.warnings; per canonical event type, the sessions producing it.
+   */
+  recorded?: {
+    manifest: string;
+    agents: { key: string; agent: string; version: string; surface: string; sessions: number; events: number; warnings: number }[];
+    events: Record<string, Record<string, number>>;
+  };
 }
 
 
@@ -84,6 +93,15 @@ export function renderCompatibilityMarkdown(c: Compatibility): string {
       const n = (c.surfaces[s].events[ty] ?? []).reduce((a, x) => a + x.split(":")[1].split("|").length, 0);
       return n ? String(n) : "—";
     }).join(" | ")} |`);
+  }
+  if (c.recorded) {
+    const r = c.recorded;
+    lines.push("", "## Recorded agent versions", "", `The agents our recorders drove offline (\`${r.manifest}\`): the sessions recorded, and the canonical events and \`runtime.warning\`s their normalized streams hold.`, "",
+      "| agent | version | surface | sessions | events | runtime.warning |", "|---|---|---|---:|---:|---:|");
+    for (const a of r.agents) lines.push(`| \`${a.agent}\` | ${a.version} | ${a.surface} | ${a.sessions} | ${a.events} | ${a.warnings} |`);
+    lines.push("", "## Canonical event type × recorded agent version", "", "Number of recorded sessions of each agent version whose stream holds the canonical event type.", "",
+      `| canonical event | ${r.agents.map((a) => a.key).join(" | ")} |`, `|---|${r.agents.map(() => "---:").join("|")}|`);
+    for (const [ty, per] of Object.entries(r.events)) lines.push(`| \`${ty}\` | ${r.agents.map((a) => (per[a.key] ? String(per[a.key]) : "—")).join(" | ")} |`);
   }
   const answered = surfaces.filter((s) => c.surfaces[s].answers);
   if (answered.length) {
