@@ -13,7 +13,7 @@
  * Every agent behind one LiveSession (docs/live.md): the canonical events, bounded; prompt, answer, cancel, load,
  * resume, close; crashes reported; no process left behind.
  */
-import { Session, agentName, historyEvents, resolveOptions } from "./session.js";
+import { Session, agentName, historyEvents, readHistory, resolveOptions } from "./session.js";
 import type { CanonicalEvent } from "../normalize/normalizer.js";
 import { codexDriver } from "./drivers/codex.js";
 import { opencodeDriver } from "./drivers/opencode.js";
@@ -68,7 +68,7 @@ export async function listStoredSessions(options: ConnectOptions & { all?: boole
   const o = resolveOptions(options, factory);
   const log = (line: string) => { try { o.onStderr?.(line); } catch { /* the callback's own problem */ } };
   const driver = factory.create({ frame: () => [], host: () => undefined, warn: (m) => log(`agentnorm: ${m}`), gate: () => undefined, log }, o);
-  if (!driver.storedSessions) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${agentName(factory.agent)}: the agent does not list its sessions (only ACP agents offering session/list do)`);
+  if (!driver.storedSessions) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${agentName(factory.agent)}: the agent does not list its sessions (only ACP agents offering a session list do)`);
   // each request is bounded by the request timeout, and the agent's process is stopped however the list ends
   return driver.storedSessions(options.all ? undefined : o.cwd);
 }
@@ -87,8 +87,7 @@ export async function readStoredSession(options: ConnectOptions, providerSession
   const driver = factory.create({ frame: () => [], host: () => undefined, warn: (m) => log(`agentnorm: ${m}`), gate: () => undefined, log }, o);
   if (!driver.storedSessions) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${agentName(factory.agent)}: its stored sessions are read from disk (agentnorm/sessions' openSession), not through the agent`);
   const tap = o.onFrame ? (f: Frame) => { try { o.onFrame!({ ...f, history: true }); } catch { /* the tap's own problem */ } } : undefined;
-  const h = await driver.history(providerSessionId, tap);
-  if (tap) for (const f of h.raw ?? h.frames) tap(f);
+  const h = await readHistory(driver, providerSessionId, tap);
   return historyEvents(h.surface, h.frames, factory.agent, providerSessionId);
 }
 

@@ -374,8 +374,7 @@ export class Session implements LiveSession {
     const driver = await this.ready();
     const id = providerSessionId ?? this.providerSessionId!;
     const tap = this.o.onFrame ? (f: Frame) => { try { this.o.onFrame!({ ...f, history: true }); } catch { /* the tap's own problem */ } } : undefined;
-    const h = await withTimeout(driver.history(id, tap), this.o.timeouts.requestMs, "reading the history");
-    if (tap) for (const f of h.raw ?? h.frames) tap(f);
+    const h = await withTimeout(readHistory(driver, id, tap), this.o.timeouts.requestMs, "reading the history");
     return historyEvents(h.surface, h.frames, this.factory.agent, id);
   }
 
@@ -426,6 +425,13 @@ export class Session implements LiveSession {
  */
 export function storedIdsKey(agent: LiveAgent): string | undefined {
   return typeof agent === "string" ? storeOfLiveAgent(agent) ?? agent : undefined;
+}
+
+/** A driver's history of a stored session; `tap` sees every frame as it crossed the wire (once). */
+export async function readHistory(driver: Driver, id: string, tap: ((f: Frame) => void) | undefined): Promise<{ surface: string; frames: Frame[] }> {
+  const h = await driver.history(id, tap);
+  if (tap) for (const f of h.raw ?? h.frames) tap(f);
+  return h;
 }
 
 /** A stored session's history frames as canonical events, with the stored session's ids (storedIdsKey). */
