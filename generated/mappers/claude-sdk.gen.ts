@@ -1856,6 +1856,7 @@ export const table: SurfaceTable = {
   tags: { message: "type", permissionResult: "behavior", permissionRequest: "toolName", elicitationRequest: "agentnormType", elicitationResult: "action", userDialogRequest: "agentnormType", userDialogResult: "behavior", answeredElsewhere: "agentnormType", control: "subtype", step: "agentnormStep", wire: "type" },
   input,
   session,
+  detectFields: ["parent_tool_use_id", "claude_code_version", "total_cost_usd"],
   upstream: { package: "@anthropic-ai/claude-agent-sdk", version: "0.3.337", versions: [{ version: "0.3.337", reports: "2.1.337" }, { version: "0.3.333", reports: "2.1.333" }, { version: "0.2.141", reports: "2.1.141" }, { version: "0.2.62", reports: "2.1.62" }] },
   sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", elicitationRequest: "claude.sdk.permission", elicitationResult: "claude.sdk.permission", userDialogRequest: "claude.sdk.permission", userDialogResult: "claude.sdk.permission", answeredElsewhere: "claude.sdk.permission", control: "claude.sdk.message", step: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {

@@ -456,6 +456,7 @@ export const table: SurfaceTable = {
   input,
   time,
   atEnd: { kind: "notification", method: "end" },
+  detectFields: ["parentUuid", "isSidechain", "leafUuid"],
   upstream: { package: "@anthropic-ai/claude-agent-sdk", version: "0.3.337", versions: [{ version: "0.3.337", reports: "2.1.337" }, { version: "0.3.333", reports: "2.1.333" }, { version: "0.2.141", reports: "2.1.141" }, { version: "0.2.62", reports: "2.1.62" }] },
   sources: { line: "claude.sdk.message", notification: "claude.sdk.message" },
   rows: {

@@ -377,6 +377,7 @@ export const table: SurfaceTable = {
   file: "mappings/codex-rollout.yaml",
   tags: { line: "type" },
   time,
+  detectFields: ["payload"],
   upstream: { package: "@openai/codex", version: "0.171.0" },
   sources: { line: "codex.eventmsg" },
   rows: {

@@ -450,6 +450,7 @@ export const table: SurfaceTable = {
   input,
   session,
   time,
+  detectFields: ["timestamp_ms", "call_id"],
   upstream: { package: "cursor-agent stream-json (agentnorm's schema)", version: "2026-11-30" },
   sources: { event: "cursor.stream-json" },
   rows: {

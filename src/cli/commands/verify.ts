@@ -27,7 +27,7 @@ export async function verify(argv: string[]): Promise<number> {
   if (f._.length > 1) throw new UsageError(`verify takes one input (FILE or -), got: ${f._.join(" ")}`);
   const json = !!f.json;
   const warnings = !f["no-warnings"];
-  const tally = newTally();
+  const tally = newTally(!!f.quiet);
   const src = await openSource(f._[0], f, tally, { command: "verify", anyObject: true });
   const label = src.input.label;
   const v = createVerifier();
@@ -59,6 +59,6 @@ export async function verify(argv: string[]): Promise<number> {
   }
   await report(v.end());
   if (!f.quiet) warn(`agentnorm: ${label}: ${v.count} event(s) verified; ${violations} violation(s), ${warned} warning(s)`);
-  const strict = finish(tally, label, { ...f, quiet: true }, "verify");
+  const strict = finish(tally, label, { ...f, quiet: true }, "verify", src.surface);
   return violations > 0 ? 1 : strict;
 }
