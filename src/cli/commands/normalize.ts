@@ -10,7 +10,7 @@ import { capturingNormalizer, type CapturingNormalizer } from "../../capture/rep
 import { unwrapCaptureLine } from "../../capture/unwrap.js";
 import { describeDetection } from "../detect.js";
 import { cliRedactOptions } from "./capture.js";
-import { finish, lineProblems, newTally, noneMatched, release } from "./source.js";
+import { countLine, finish, lineProblems, newTally, noneMatched, release } from "./source.js";
 import { chooseSurface, CliError, flushStdout, openInput, parseArgs, printHelp, reason, stopExitCode, stopRequested, surfaceFlag, UsageError, warn, write } from "./util.js";
 
 export const NORMALIZE_USAGE = `normalize [FILE|-] [options]   (stdin when no FILE)
@@ -121,8 +121,7 @@ export async function normalize(argv: string[]): Promise<number> {
   try {
     for await (const { text, n: line } of input.lines) {
       lineNo = line;
-      tally.lines++;
-      if (text.trim() === "") tally.blank++;
+      countLine(tally, text);
       const events = pushLine(text, line, (direction as Direction | undefined) ?? directions?.[line - 1]);
       problems.check(events, line);
       await emit(events);

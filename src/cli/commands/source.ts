@@ -17,6 +17,8 @@ export interface Tally {
   lines: number;
   /** Blank lines (not messages). */
   blank: number;
+  /** Lines holding a JSON object (what a message of any surface is; counted where a surface reads the lines). */
+  objects: number;
   malformed: number;
   unknown: number;
   shown: number;
@@ -30,12 +32,23 @@ export interface Tally {
 }
 
 export function newTally(quiet = false): Tally {
-  return { lines: 0, blank: 0, malformed: 0, unknown: 0, shown: 0, quiet, held: [] };
+  return { lines: 0, blank: 0, objects: 0, malformed: 0, unknown: 0, shown: 0, quiet, held: [] };
 }
 
-/** Native input of which not one line is a message of the surface it was normalized with. */
+/**
+ * Native input of which not one line is a message of the surface it was normalized with, though some are JSON
+ * objects (messages of something: a wrong --from; an input of nothing but unreadable lines is reported line by line).
+ */
 export function noneMatched(t: Tally, surface: string | undefined): boolean {
-  return !!surface && t.lines - t.blank > 0 && t.malformed + t.unknown >= t.lines - t.blank;
+  return !!surface && t.objects > 0 && t.malformed + t.unknown >= t.lines - t.blank;
+}
+
+/** Counts a line for the tally: blank, or (by its first character) a JSON object. */
+export function countLine(t: Tally, text: string): void {
+  t.lines++;
+  const c = text.trimStart()[0];
+  if (c === undefined) t.blank++;
+  else if (c === "{") t.objects++;
 }
 
 /** A good line came: the notes held back so far are printed. */
@@ -128,8 +141,7 @@ export async function openSource(file: string | undefined, f: Flags, tally: Tall
   const problems = n ? lineProblems(n, tally, label) : undefined;
   async function* batches() {
     for await (const { text, n: line } of input.lines) {
-      tally.lines++;
-      if (text.trim() === "") tally.blank++;
+      countLine(tally, text);
       if (n) {
         const events = n.pushLine(text, { lineNumber: line });
         problems!.check(events, line);

@@ -87,6 +87,7 @@ export async function view(argv: string[]): Promise<number> {
   const title = (f.title as string | undefined) ?? `agentnorm view — ${basename(label)}`;
   let problemLines = 0;
   let messages = 0;
+  let objects = 0;
   const notes: string[] = [];
   let data: ReturnType<typeof viewerData>;
   let summary: string;
@@ -99,13 +100,14 @@ export async function view(argv: string[]): Promise<number> {
     });
     const push = (x: Item) => {
       if ("over" in x || x.text.trim() !== "") messages++;
+      if ("text" in x && x.text.trimStart().startsWith("{")) objects++;
       return "text" in x ? s.line(x.text, x.n) : s.oversize(x.n, x.over);
     };
     for (const x of lines) push(x);
     for await (const x of rest) push(x);
     const loaded = s.end();
     const o = loaded.outcomes;
-    if (o && from && messages > 0 && o.mapped + o.ignored + o.silent + o.held === 0) throw new CliError(label, `none of the ${messages} line(s) is a message of ${from}${f.from ? " (check --from)" : ""}`);
+    if (o && from && objects > 0 && o.mapped + o.ignored + o.silent + o.held === 0) throw new CliError(label, `none of the ${messages} line(s) is a message of ${from}${f.from ? " (check --from)" : ""}`);
     for (const n of notes) warn(n);
     data = viewerData(loaded, { from, title });
     const byKind: Record<string, number> = {};
