@@ -22,7 +22,7 @@ export const NORMALIZE_USAGE = `normalize [FILE|-] [options]   (stdin when no FI
   --transcript          also print a short human-readable transcript (to stderr)
   --deterministic       counter ids (thr_1, itm_1, …) and a fixed clock, for diffs and fixtures
   --no-raw              no raw.payload in the events (raw.source/method/rule stay)
-  --quiet               no summary or progress on stderr
+  --quiet               no summary, progress or FILE:LINE notes on stderr
   --capture FILE        also write a capture log (native_in, normalized_out, legacy_out when a projection is
                         wired in) to FILE, redacted (<HOME>, <PROJECT>=cwd, <TMP>, keys, tokens, cookies, env maps…)
   --no-redact           with --capture: do not redact (the log then holds secrets; sanitize redacts later)

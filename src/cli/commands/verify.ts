@@ -10,7 +10,7 @@ export const VERIFY_USAGE = `verify [FILE|-] [options]   (stdin when no FILE)
   --strict              also exit 1 when a line is malformed or unknown (not only on a violation)
   --json                the findings as NDJSON on stdout ({severity, rule, reason, sequence, eventId, type, line})
   --no-warnings         report violations only
-  --quiet               no summary on stderr
+  --quiet               no summary or FILE:LINE notes of unreadable lines on stderr
   --rules               list the rules and exit
 
 Exit codes: 0 = no violation (warnings allowed), 1 = at least one violation (or unreadable input, or --strict).`;
