@@ -402,6 +402,8 @@ export interface Table {
    * they know nothing more comes (a transcript's last turn end).
    */
   atEnd?: AtEndSpec;
+  /** What tells this surface's messages from another surface's that the rows of both recognise (input detection). */
+  detect?: DetectSpec;
   maps?: Record<string, MapSpec>;
   /** How the table's requests are answered (the reverse direction: answerRequest). */
   answering?: Answering;
@@ -465,6 +467,17 @@ export interface LiveCallNone {
    * @minLength 1
    */
   none: string;
+}
+
+/**
+ * `detect`: top-level fields that only this surface's messages carry among the surfaces whose rows also recognise
+ * them (a Claude Code transcript line's `parentUuid`, an SDK message's `parent_tool_use_id`). Detection counts the
+ * sampled messages (the line, or the message inside a capture wrapper) holding one of them; when two surfaces
+ * recognise as many messages, the one with more such messages wins.
+ */
+export interface DetectSpec {
+  /** @minItems 1 */
+  fields: string[];
 }
 
 /** `atEnd`: the message `{ <the kind's tag>: match }` is mapped through the rows when the stream ends. */

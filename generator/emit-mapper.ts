@@ -552,7 +552,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   provider: ${lit(t.provider)},
   protocol: ${lit(t.protocol)},
   file: ${lit(t.file)},
-  tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.sessions ? "\n  session," : ""}${t.time ? "\n  time," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}${t.atEnd ? `\n  atEnd: { kind: ${lit(t.atEnd.kind)}, method: ${lit(t.atEnd.method)} },` : ""}
+  tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.sessions ? "\n  session," : ""}${t.time ? "\n  time," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}${t.atEnd ? `\n  atEnd: { kind: ${lit(t.atEnd.kind)}, method: ${lit(t.atEnd.method)} },` : ""}${t.detectFields ? `\n  detectFields: [${t.detectFields.map(lit).join(", ")}],` : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)}${pinned} },
   sources: { ${sources} },${methodSources ? `\n  methodSources: {\n    ${methodSources},\n  },` : ""}
   rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},

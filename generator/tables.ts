@@ -118,6 +118,8 @@ export interface TableIR {
   sessions?: SessionsIR;
   /** The message mapped when the stream ends (`atEnd:`): its kind and tag value. */
   atEnd?: { kind: string; method: string };
+  /** Top-level fields only this surface's messages carry (`detect:`), for input detection. */
+  detectFields?: string[];
   /** How the table's requests are answered (`answering:`). */
   answering?: AnsweringIR;
   /** The live agents that drive this surface (`live:`). */
@@ -498,7 +500,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir, ...(extensions.length ? { extensions } : {}),
       ...(v.upstream.reports !== undefined ? { reports: String(v.upstream.reports) } : {}), ...(pinnedVersions.length ? { versions: pinnedVersions } : {}),
     },
-    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}), ...(sessions ? { sessions } : {}), ...(atEnd ? { atEnd } : {}), ...(answering ? { answering } : {}),
+    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}), ...(sessions ? { sessions } : {}), ...(atEnd ? { atEnd } : {}), ...(v.detect ? { detectFields: [...v.detect.fields] } : {}), ...(answering ? { answering } : {}),
   };
   const live = parseLive(src, v, ds);
   if (live.length) table.live = live;

@@ -179,7 +179,7 @@ describe("Claude Code 2.1.333 messages that used to be mapped wrong", () => {
     const shown = r.events.filter((e) => !["turn.started", "thread.started", "session.configured", "item.started", "item.completed"].includes(e.type)).map((e) => e.type);
     expect(shown).toEqual(["runtime.warning", "request.opened", "request.resolved", "model.rerouted", "runtime.warning", "runtime.warning", "thread.metadata.updated", "session.state.changed"]);
     expect(P(r.events.find((e) => e.type === "request.resolved"))).toMatchObject({ requestType: "command_execution_approval", decision: "reject_once" });
-    expect(r.n.stats().ignored).toEqual({ "claude-sdk#ignored-message-1": 1 });
+    expect(r.n.stats().ignored).toEqual({ "claude-sdk#ignored-message-1:system": 1 });
     expect(r.n.stats().unknown).toBe(0);
   });
 });

@@ -121,7 +121,7 @@ describe("claude-transcript: line types", () => {
       block("u2", "u1", "m1", { type: "text", text: "Hello." }, "end_turn"),
     ]);
     expect(r.stats.unknown).toBe(0);
-    expect(r.stats.ignored).toEqual({ "claude-transcript#ignored-line-1": 1, "claude-transcript#ignored-line-2": 1 }); // file-history-snapshot, queue-operation
+    expect(r.stats.ignored).toEqual({ "claude-transcript#ignored-line-1:file-history-snapshot": 1, "claude-transcript#ignored-line-2:queue-operation": 1 }); // file-history-snapshot, queue-operation
     expect(r.events.find((e) => e.type === "thread.metadata.updated")?.payload).toMatchObject({ name: "Greeting" });
     expect(r.end.map((e) => `${e.type} ${P(e).state}`)).toEqual(["turn.completed completed"]); // the pending end of the last turn
   });

@@ -69,11 +69,11 @@ interface Cmd {
   strict: boolean;
 }
 const CMDS: Cmd[] = [
-  { name: "normalize", args: (f) => ["normalize", f], good: NATIVE, emptyFails: false, wrong: (f) => ["normalize", "--from", "claude-sdk", f], wrongExit: 0, truncatedExit: 0, strict: true },
-  { name: "render", args: (f) => ["render", f], good: NATIVE, emptyFails: false, wrong: (f) => ["render", "--from", "claude-sdk", f], wrongExit: 0, truncatedExit: 0, strict: true },
-  { name: "project", args: (f) => ["project", f], good: NATIVE, emptyFails: false, wrong: (f) => ["project", "--from", "claude-sdk", f], wrongExit: 0, truncatedExit: 0, strict: true },
-  { name: "verify", args: (f) => ["verify", f], good: CANONICAL, emptyFails: false, wrong: (f) => ["verify", "--from", "claude-sdk", f], wrongExit: 0, truncatedExit: 1, strict: true },
-  { name: "view", args: (f) => ["view", f, "-o", join(TMP, "out.html")], good: NATIVE, emptyFails: true, unwritable: (f) => ["view", f, "-o", join(TMP, "no-such-dir", "out.html")], wrong: (f) => ["view", "--from", "claude-sdk", f, "-o", join(TMP, "out.html")], wrongExit: 0, truncatedExit: 0, strict: false },
+  { name: "normalize", args: (f) => ["normalize", f], good: NATIVE, emptyFails: false, wrong: (f) => ["normalize", "--from", "claude-sdk", f], wrongExit: 1, truncatedExit: 0, strict: true },
+  { name: "render", args: (f) => ["render", f], good: NATIVE, emptyFails: false, wrong: (f) => ["render", "--from", "claude-sdk", f], wrongExit: 1, truncatedExit: 0, strict: true },
+  { name: "project", args: (f) => ["project", f], good: NATIVE, emptyFails: false, wrong: (f) => ["project", "--from", "claude-sdk", f], wrongExit: 1, truncatedExit: 0, strict: true },
+  { name: "verify", args: (f) => ["verify", f], good: CANONICAL, emptyFails: false, wrong: (f) => ["verify", "--from", "claude-sdk", f], wrongExit: 1, truncatedExit: 1, strict: true },
+  { name: "view", args: (f) => ["view", f, "-o", join(TMP, "out.html")], good: NATIVE, emptyFails: true, unwritable: (f) => ["view", f, "-o", join(TMP, "no-such-dir", "out.html")], wrong: (f) => ["view", "--from", "claude-sdk", f, "-o", join(TMP, "out.html")], wrongExit: 1, truncatedExit: 0, strict: false },
   { name: "capture check", args: (f) => ["capture", "check", f], good: FIXTURE, emptyFails: true, wrong: (f) => ["capture", "check", f.replace(/\.ndjson$/, ".native.ndjson")], wrongExit: 1, truncatedExit: 1, strict: false },
   { name: "capture sanitize", args: (f) => ["capture", "sanitize", f], good: FIXTURE, emptyFails: true, unwritable: (f) => ["capture", "sanitize", f, "-o", join(TMP, "no-such-dir", "x.ndjson")], wrong: (f) => ["capture", "sanitize", f.replace(/\.ndjson$/, ".native.ndjson")], wrongExit: 1, truncatedExit: 1, strict: false },
   { name: "replay", args: (f) => ["replay", f], good: FIXTURE, emptyFails: true, wrong: (f) => ["replay", f.replace(/\.ndjson$/, ".native.ndjson")], wrongExit: 1, truncatedExit: 1, strict: false },
@@ -138,6 +138,11 @@ for (const c of CMDS) {
     clean(r, c.name);
     expect(r.status, r.stderr).toBe(c.wrongExit);
     expect(r.stderr).toMatch(/looks like (codex-app-server native messages|canonical events)/);
+    // not one line is a claude-sdk message: one line says so (no FILE:LINE note for each)
+    if (c.wrongExit === 1 && c.wrong(f).includes("--from")) {
+      expect(r.stderr).toMatch(new RegExp(`agentnorm: ${f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: none of the \\d+ line\\(s\\) is a message of claude-sdk \\(check --from\\)`));
+      expect(r.stderr).not.toMatch(/:\d+: /);
+    }
     if (c.strict) expect(run([...c.wrong(f), "--strict"]).status).toBe(1);
   }]);
   rows.push([`${c.name} × unwritable output → ${c.name === "capture check" ? "0 (it writes only its report, on stderr)" : '1, "cannot write"'}`, () => {

@@ -359,7 +359,7 @@ describe("unknown, ignored and malformed input", () => {
     expect(n.push({ method: "skills/changed", params: {} })).toEqual([]);
     expect(n.push({ method: "skills/changed", params: {} })).toEqual([]);
     const s = n.stats();
-    expect(s.ignored[entry!]).toBe(2);
+    expect(s.ignored[`${entry!}:skills/changed`]).toBe(2); // the key names the entry and the method
     expect(s.unknown).toBe(0);
     expect(s.events).toBe(0);
   });

@@ -165,6 +165,20 @@ console.log(JSON.stringify({ type: EventType.ContentDelta, text, kind, errors: e
 `;
   const TSCONFIG = (module: string) => JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: false, module, moduleResolution: module, target: "ES2022", lib: ["ES2022", "DOM"], types: [], outDir: "out", noEmitOnError: true, exactOptionalPropertyTypes: false } });
 
+  it("a TypeScript app with TypeScript's default resolution for CommonJS (moduleResolution node10, which reads no \"exports\") finds every subpath's types (typesVersions) and runs", () => {
+    const config = JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: false, module: "commonjs", moduleResolution: "node10", target: "ES2022", lib: ["ES2022", "DOM"], types: [], outDir: "out", noEmitOnError: true } });
+    const source = `${TS_SOURCE}
+import type { Compatibility } from "agentnorm/compatibility";
+import { SURFACES } from "agentnorm/tables";
+const typed: [Compatibility | null] = [null];
+if (typed.length !== 1 || typeof SURFACES !== "object") throw new Error("unexpected");
+`;
+    const dir = app("ts-node10-app", { type: "commonjs" }, { "main.ts": source, "tsconfig.json": config });
+    run("node", [TSC, "-p", "."], dir);
+    const out = JSON.parse(run("node", ["out/main.js"], dir));
+    expect(out).toMatchObject({ type: "content.delta", kind: "turn.started", turns: 1, claude: "function" });
+  }, 120_000);
+
   for (const flavour of ["module", "commonjs"] as const) {
     it(`a strict TypeScript app (${flavour === "module" ? "ESM" : "CommonJS"}, skipLibCheck: false) compiles and runs`, () => {
       const dir = app(`ts-${flavour}-app`, { type: flavour }, { "main.ts": TS_SOURCE, "tsconfig.json": TSCONFIG("nodenext") });

@@ -69,7 +69,7 @@ describe("tagged protocol runtime", () => {
     const n = make();
     expect(n.push({ kind: "app_event", payload: {} })).toEqual([]);
     expect(n.push({ id: "1", msg: { type: "token_count" } })).toEqual([]);
-    expect(n.stats().ignored).toEqual({ "mini-tagged#input-other-tui": 1, "mini-tagged#ignored-event-1": 1 });
+    expect(n.stats().ignored).toEqual({ "mini-tagged#input-other-tui": 1, "mini-tagged#ignored-event-1:token_count": 1 });
     const unknown = n.push({ id: "1", msg: { type: "brand_new_event" } });
     expect(unknown.map((x) => [x.type, (x.payload as any).message])).toEqual([["runtime.warning", 'mini-tagged: unknown event type "brand_new_event"']]);
     const nomatch = n.push({ foo: 1, type: 7 });

@@ -359,6 +359,8 @@ describe("viewer page in Chromium", () => {
   it.skipIf(!HAVE)(`the pane boundaries drag (mouse and keys) at 1400 and 800 px, and the layout still holds${WHY}`, async () => {
     const data = viewerData(loadInput(randomIdStream()));
     const page = await open("viewer-resize", data);
+    // an event selected: the native pane is open (with nothing selected it folds to a strip; see below)
+    await page.locator("#tr-list .card > .hd").first().click();
     for (const w of [1400, 800]) {
       await page.setViewportSize({ width: w, height: 900 });
       const drag = async (sel: string, dx: number, dy: number) => {
@@ -408,6 +410,34 @@ describe("viewer page in Chromium", () => {
     for (let i = 0; i < 4; i++) await page.keyboard.press("Shift+ArrowRight");
     await page.setViewportSize({ width: 1150, height: 900 });
     await expectLayout(page, 1150, "1150 after boundaries set at 1400");
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it.skipIf(!HAVE)(`at 1280 px: with nothing selected the native pane folds to a strip and the others take its width; "1 turn"; options read as text, not buttons${WHY}`, async () => {
+    const data = viewerData(loadInput(read("fixtures/codex-app-server/approval-session.ndjson"), { from: "codex-app-server" }));
+    expect(data.transcript.turns).toHaveLength(1);
+    const page = await newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await open("viewer-fold", data, page);
+    const folded = await boxes(page, PANES);
+    expect(folded["#native"].w, "the empty native pane is a strip").toBeLessThanOrEqual(40);
+    expect(folded["#transcript"].w + folded["#timeline"].w).toBeGreaterThan(1280 - 60);
+    expect(await page.isVisible("#native-body")).toBe(false);
+    // selecting an event opens it
+    await page.locator("#tr-list .card.tool > .hd").first().click();
+    await expectLayout(page, 1280, "1280 selected");
+    expect((await boxes(page, ["#native"]))["#native"].w).toBeGreaterThanOrEqual(160);
+    expect(await page.isVisible("#native-json")).toBe(true);
+    // the header: one turn, singular
+    expect(await page.textContent("#meta")).toMatch(/· 1 turn(?!s)/);
+    // option chips: labels (Codex gives none: the canonical decision's words), no border or background of a button
+    const opt = page.locator(".opt").first();
+    expect(await opt.textContent()).toBe(data.transcript.turns[0].blocks.flatMap((b) => b.children ?? []).find((c) => c.options?.length)!.options![0].label);
+    const style = await opt.evaluate((e) => { const c = getComputedStyle(e); return { border: c.borderTopStyle, bg: c.backgroundColor, cursor: c.cursor }; });
+    expect(style.border).toBe("none");
+    expect(style.bg).toBe("rgba(0, 0, 0, 0)");
+    expect(style.cursor).not.toBe("pointer");
     await page.close();
     expect(pageErrors).toEqual([]);
   });

@@ -13,7 +13,7 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 e6903bd34530f0d1837ac747234e68afe85e7cf677fcf863916a63e98b2215e5
+// Mapping table mappings/claude-sdk.yaml: sha256 d1683d00444663a7116564fcbd27f95bf2ef1db4f9701f8a8fc1c4ed7f035202
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
@@ -1865,6 +1865,7 @@ export const table: SurfaceTable = {
   tags: { message: "type", permissionResult: "behavior", permissionRequest: "toolName", elicitationRequest: "agentnormType", elicitationResult: "action", userDialogRequest: "agentnormType", userDialogResult: "behavior", answeredElsewhere: "agentnormType", control: "subtype", step: "agentnormStep", wire: "type" },
   input,
   session,
+  detectFields: ["parent_tool_use_id", "claude_code_version", "total_cost_usd"],
   upstream: { package: "@anthropic-ai/claude-agent-sdk", version: "0.3.337", versions: [{ version: "0.3.337", reports: "2.1.337" }, { version: "0.3.333", reports: "2.1.333" }, { version: "0.2.141", reports: "2.1.141" }, { version: "0.2.62", reports: "2.1.62" }] },
   sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", elicitationRequest: "claude.sdk.permission", elicitationResult: "claude.sdk.permission", userDialogRequest: "claude.sdk.permission", userDialogResult: "claude.sdk.permission", answeredElsewhere: "claude.sdk.permission", control: "claude.sdk.message", step: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
-// Mapping table mappings/codex-rollout.yaml: sha256 2deba90876abab1cfc1e53009ffde533f6d55b1ca575d42f53bfaece24370a16
+// Mapping table mappings/codex-rollout.yaml: sha256 b84c13b9c85b800c392ebd0ce883c592d5b5e2baa7f61b042ea8c3401af74177
 import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
@@ -385,6 +385,7 @@ export const table: SurfaceTable = {
   file: "mappings/codex-rollout.yaml",
   tags: { line: "type" },
   time,
+  detectFields: ["payload"],
   upstream: { package: "@openai/codex", version: "0.171.0" },
   sources: { line: "codex.eventmsg" },
   rows: {

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
-// Mapping table mappings/cursor-cli.yaml: sha256 138fb85f1f1bc5a889a3488baffaa25fe46fda28f4a55770d1b6e6cae53f8b73
+// Mapping table mappings/cursor-cli.yaml: sha256 4849a9d0c14e3a4b19bfef64c04bcb2e544a8bb671fb9e155a568d967f54c834
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
@@ -475,6 +475,7 @@ export const table: SurfaceTable = {
   input,
   session,
   time,
+  detectFields: ["timestamp_ms", "call_id"],
   upstream: { package: "cursor-agent stream-json (agentnorm's schema)", version: "2026-11-30" },
   sources: { event: "cursor.stream-json" },
   rows: {

@@ -274,11 +274,11 @@ function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind
   const byKind = ct.rowsOf.get(kind);
   if (run.tryRows(byKind?.get(method))) return;
   const ign = run.ignoredAt(ct.ignoredOf.get(kind)?.get(method), at.message);
-  if (ign) { bump(stats.ignored, ign); if (at.top) rt.outcome = "ignored"; return; }
+  if (ign) { bump(stats.ignored, `${ign}:${method}`); if (at.top) rt.outcome = "ignored"; return; }
   for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && run.tryRows(rows)) return;
   if (kind === "response" || kind === "clientResponse") {
     const asked = run.ignoredAt(ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method), at.request);
-    if (asked) { bump(stats.ignored, asked); if (at.top) rt.outcome = "ignored"; return; }
+    if (asked) { bump(stats.ignored, `${asked}:${method}`); if (at.top) rt.outcome = "ignored"; return; }
   }
   stats.unknown++;
   const what = byKind?.has(method) || ct.ignoredOf.get(kind)?.has(method)

@@ -17,7 +17,10 @@ export type { CanonicalEvent };
 export interface NormalizerStats {
   messages: number;
   events: number;
-  /** Messages deliberately not mapped, per ignore entry. */
+  /**
+   * Messages deliberately not mapped: per ignore entry and method (`<surface>#ignored-<kind>-<n>:<method>`; a response
+   * to an ignored request under its request's), or per input wrapper that ignores lines (`<surface>#input-<name>`).
+   */
   ignored: Record<string, number>;
   /** Messages a row matched that emitted nothing (its guards found nothing new: e.g. a repeated completion), per rule. */
   silent: Record<string, number>;

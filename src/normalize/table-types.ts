@@ -154,6 +154,8 @@ export interface SurfaceTable {
   nonJsonLines?: "error" | "warning";
   /** The table's own message mapped through its rows when the stream ends (`atEnd:`): its kind and tag value. */
   atEnd?: { kind: string; method: string };
+  /** Top-level fields only this surface's messages carry among the surfaces whose rows also recognise them (`detect:`). */
+  detectFields?: readonly string[];
   /**
    * The provider session a message belongs to (`sessions:`): the runtime keeps each session's state apart. Absent: the
    * stream is one session. `method` is the message's type (tagged) or method (JSON-RPC; a response's: its request's).

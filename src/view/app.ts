@@ -17,6 +17,10 @@ const JSON_CAP = 200_000;
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
+/** "1 turn", "2 turns", "1,000 events". */
+function count(n: number, word: string): string {
+  return `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
+}
 function esc(s: unknown): string {
   return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
@@ -161,9 +165,9 @@ function renderHeader(): void {
   $("meta").textContent = [
     `${m.input} input`,
     m.surface ? `surface ${m.surface}` : m.provider ? `provider ${m.provider}` : "",
-    `${events.length.toLocaleString("en")} events`,
-    `${data.natives.length.toLocaleString("en")} native messages`,
-    `${data.transcript.turns.length} turns`,
+    count(events.length, "event"),
+    count(data.natives.length, "native message"),
+    count(data.transcript.turns.length, "turn"),
     c ? `capture check: ${c.kind}, ${c.records} of ${c.lines} line(s) valid (${Object.entries(c.stages).map(([k, n]) => `${k} ${n}`).join(", ")}), ${c.redactions} redaction(s), ${c.problems} problem(s)` : "",
   ].filter(Boolean).join(" · ");
   // a capped page says so, above everything: what it shows, and what it leaves out
@@ -240,9 +244,10 @@ function shown(b: TranscriptBlock): boolean {
 function optionsHtml(b: TranscriptBlock): string {
   let html = "";
   if (b.options?.length) {
+    // the options offered, as text (a read-only page: nothing here looks like a button); the chosen one marked
     html += `<div class="opts"><span class="lbl">options</span>${b.options.map((o) => {
       const tone = /^allow/.test(o.decision) ? " allow" : /^reject/.test(o.decision) ? " reject" : "";
-      return `<span class="opt${tone}${o.decision === b.decision ? " chosen" : ""}" data-decision="${esc(o.decision)}" title="${esc(o.decision)}">${esc(o.label ?? o.decision)}</span>`;
+      return `<span class="opt${tone}${o.decision === b.decision ? " chosen" : ""}" data-decision="${esc(o.decision)}" title="canonical decision: ${esc(o.decision)}">${esc(o.label ?? o.decision)}</span>`;
     }).join("")}</div>`;
   }
   const open = b.status === "open";
@@ -311,8 +316,8 @@ function tops_(from: number, to: number): string {
 }
 function windowNote(): void {
   const n = visTops.length;
-  $("tr-more").textContent = winEnd < n ? `${(n - winEnd).toLocaleString("en")} more cards below…` : n ? "" : tops.length ? "no transcript cards match the filters" : "no transcript cards";
-  $("tr-before").textContent = winStart > 0 ? `${winStart.toLocaleString("en")} cards above…` : "";
+  $("tr-more").textContent = winEnd < n ? `${count(n - winEnd, "more card")} below…` : n ? "" : tops.length ? "no transcript cards match the filters" : "no transcript cards";
+  $("tr-before").textContent = winStart > 0 ? `${count(winStart, "card")} above…` : "";
   $("tr-note").textContent = filtering ? `${n.toLocaleString("en")} of ${tops.length.toLocaleString("en")}` : "";
 }
 function renderWindow(center: number): void {
@@ -486,7 +491,7 @@ function applyFilters(): void {
   }
   rows = Int32Array.from(out);
   $("tl-spacer").style.height = `${rows.length * ROW}px`;
-  $("tl-note").textContent = rows.length === events.length ? `${rows.length.toLocaleString("en")} events` : `${rows.length.toLocaleString("en")} of ${events.length.toLocaleString("en")} events`;
+  $("tl-note").textContent = rows.length === events.length ? count(rows.length, "event") : `${rows.length.toLocaleString("en")} of ${count(events.length, "event")}`;
   const empty = $("tl-empty");
   empty.hidden = rows.length > 0;
   if (!rows.length) empty.innerHTML = events.length ? `No events ${esc(filterDescription())}. <button type="button" data-clear>clear filters</button>` : "The stream has no events.";
@@ -659,6 +664,8 @@ function initSplitters(): void {
 // ───────────────────────────── native pane ─────────────────────────────
 function renderNative(): void {
   const box = $("native-body");
+  // nothing selected: the pane folds to a narrow strip, and the others share its width
+  $("panes").dataset.native = selected < 0 ? "empty" : "shown";
   if (selected < 0) {
     box.innerHTML = `<div class="empty">Select an event, a card or a timeline row.</div>`;
     return;

@@ -9,7 +9,7 @@ import { VERSION } from "../version.js";
 import { transcriptView } from "./transcript-view.js";
 import { verifierProblems } from "./verifier.js";
 import { createViewStream, runtimeProblems, type LoadedInput, type LoadOptions, type StreamOptions } from "./stream.js";
-import type { ViewerData } from "./types.js";
+import type { TranscriptBlock, TranscriptView, ViewerData, ViewerProblem } from "./types.js";
 
 export { createViewStream, detectInput, runtimeProblems, ViewerInputError, type InputKind, type LoadedInput, type LoadOptions, type StreamOptions, type ViewStream } from "./stream.js";
 
@@ -69,6 +69,29 @@ export function viewerData(loaded: LoadedInput, opts: LoadOptions = {}): ViewerD
     events: loaded.events,
     natives: loaded.natives,
     transcript,
-    problems: [...violations, ...runtimeProblems(loaded.events), ...loaded.problems, ...transcript.repairs.map((r) => ({ kind: "repair" as const, ...r }))],
+    problems: withCardProblems([...violations, ...runtimeProblems(loaded.events), ...loaded.problems, ...transcript.repairs.map((r) => ({ kind: "repair" as const, ...r }))], transcript),
   };
+}
+
+/**
+ * The header counts what the transcript shows: a warning or error card (a provider's own warning, a failed hook, an
+ * error the stream reports) whose event is not already counted as one is a problem of that kind too.
+ */
+function withCardProblems(problems: ViewerProblem[], transcript: TranscriptView): ViewerProblem[] {
+  // an event counted already (as unknown, a warning, an error…) is not counted again
+  const counted = new Set(problems.filter((p) => p.sequence !== undefined).map((p) => p.sequence));
+  const extra: ViewerProblem[] = [];
+  const walk = (bs: readonly TranscriptBlock[]) => {
+    for (const b of bs) {
+      const kind = b.kind === "notice" ? "warning" : b.kind === "error" ? "error" : undefined;
+      if (kind && b.seqs.length && !b.seqs.some((s) => counted.has(s))) {
+        extra.push({ kind, sequence: b.seqs[0], message: String(b.title ?? b.text ?? b.kind) });
+        counted.add(b.seqs[0]);
+      }
+      if (b.children) walk(b.children);
+    }
+  };
+  walk(transcript.preamble);
+  for (const t of transcript.turns) walk(t.blocks);
+  return [...problems, ...extra];
 }

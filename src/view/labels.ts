@@ -39,6 +39,15 @@ export function requestKind(requestType: string | undefined, options?: readonly 
   return known ?? { kind: "request", label: requestType ? requestType.replace(/_/g, " ") : "request" };
 }
 
+/**
+ * A canonical decision as an option label ("allow_once" → "Allow once"), for options the provider gave no label:
+ * the canonical words, so a chip reads alike whatever the provider.
+ */
+export function decisionLabel(decision: string): string {
+  const words = decision.replace(/_/g, " ").trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : decision;
+}
+
 /** A runtime.error payload whose canonical detail says the provider will retry. */
 export function isRetrying(payload: unknown): boolean {
   const d = (payload as { detail?: unknown } | null | undefined)?.detail;

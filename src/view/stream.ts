@@ -55,6 +55,8 @@ export interface LoadedInput {
   capture?: CaptureSummary;
   /** Set when the page leaves part of the stream out (maxBytes / maxTurns). */
   cut?: ViewerCut;
+  /** A native input: every line pushed, by what became of it (the normalizer's outcomes, the whole input). */
+  outcomes?: { mapped: number; ignored: number; silent: number; held: number; unknown: number; malformed: number; blank: number };
 }
 
 export interface ViewStream {
@@ -484,6 +486,7 @@ export function createViewStream(opts: StreamOptions = {}): ViewStream {
         badges.push(seq !== undefined ? { kind: p.kind, sequence: seq, message: p.message } : p);
       }
       const out: LoadedInput = { kind, ...(surface ? { surface } : {}), events, natives, problems: [...problems, ...badges] };
+      if (normalizer && kind === "native") out.outcomes = normalizer.stats().outcomes;
       if (kind === "capture") out.capture = { ...capture, kind: capture.records && captureIds === 0 ? "fixture" : "capture" };
       if (left.units) {
         const fromLine = units.find((u) => u.line !== undefined && u.line > left.lastLine)?.line;

@@ -43,6 +43,10 @@ main{flex:1;min-height:0;min-width:0;display:grid;grid-template-columns:minmax(1
 section{display:flex;flex-direction:column;min-height:0;min-width:0;background:var(--panel);overflow:hidden}
 .split{background:var(--split);cursor:col-resize;touch-action:none;outline:none}
 .split:hover,.split:focus-visible,.split.dragging{background:var(--accent)}
+main[data-native=empty]{grid-template-columns:minmax(160px,var(--w1,42fr)) 6px minmax(160px,var(--w2,30fr)) 0 28px}
+main[data-native=empty]>#split-2{visibility:hidden}
+main[data-native=empty]>#native>.scroll{display:none}
+main[data-native=empty]>#native>h2{writing-mode:vertical-rl;padding:10px 5px;height:100%;border-bottom:0}
 @media (max-width:1100px){
 main{grid-template-columns:minmax(160px,var(--n1,1fr)) 6px minmax(160px,var(--n2,1fr));grid-template-rows:minmax(120px,var(--r1,1fr)) 6px minmax(120px,var(--r2,1fr))}
 #transcript{grid-column:1;grid-row:1/4}
@@ -50,6 +54,8 @@ main{grid-template-columns:minmax(160px,var(--n1,1fr)) 6px minmax(160px,var(--n2
 #timeline{grid-column:3;grid-row:1}
 #split-2{grid-column:3;grid-row:2;cursor:row-resize}
 #native{grid-column:3;grid-row:3}
+main[data-native=empty]{grid-template-columns:minmax(160px,var(--n1,1fr)) 6px minmax(160px,var(--n2,1fr));grid-template-rows:minmax(120px,1fr) 0 26px}
+main[data-native=empty]>#native>h2{writing-mode:horizontal-tb;padding:5px 10px;height:auto}
 }
 section>h2{flex:none;margin:0;padding:5px 10px;font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);background:var(--panel2);border-bottom:1px solid var(--border);display:flex;gap:8px;align-items:center;white-space:nowrap;overflow:hidden}
 .scroll{overflow:auto;flex:1;min-height:0}
@@ -79,11 +85,12 @@ section>h2{flex:none;margin:0;padding:5px 10px;font-size:12px;text-transform:upp
 .card pre.out{background:var(--code);border-radius:4px;padding:4px 6px;max-height:320px;overflow:auto}
 .card .gates{margin:4px 0}
 .card .gates>.card{margin:4px 0}
-.opts{display:flex;flex-wrap:wrap;gap:4px;margin:4px 0;align-items:center}
-.opt{border:1px solid var(--border);border-radius:10px;padding:0 8px;font-size:12px;background:var(--panel);color:var(--fg)}
-.opt.allow{border-color:var(--good-fg)}.opt.reject{border-color:var(--err-fg)}
-.opt.chosen{font-weight:700;outline:2px solid var(--accent);outline-offset:0}
-.opt.chosen::before{content:"✓ "}
+.opts{display:flex;flex-wrap:wrap;gap:0 4px;margin:4px 0;align-items:baseline;font-size:12px}
+.opts .lbl{margin-right:2px}
+.opt{color:var(--muted);cursor:default}
+.opt+.opt::before{content:"·";margin-right:4px;color:var(--muted);font-weight:400}
+.opt.chosen{color:var(--fg);font-weight:700}
+.opt.chosen::after{content:" ✓"}
 .decision{font-size:12px;margin:2px 0}
 .children{margin-left:14px;padding-left:8px;border-left:2px dashed var(--border)}
 .pill{border-radius:9px;padding:0 7px;font-size:11px;background:var(--pill);color:var(--pill-fg)}

@@ -5,7 +5,7 @@
  */
 import { createAccumulator, type AccumulatorSnapshot, type Block, type RequestBlock, type Step } from "../render/accumulator.js";
 import type { TranscriptBlock, TranscriptTurn, TranscriptView, ViewerEvent } from "./types.js";
-import { isRetrying, requestKind } from "./labels.js";
+import { decisionLabel, isRetrying, requestKind } from "./labels.js";
 
 type Ev = Pick<ViewerEvent, "sequence" | "type" | "payload"> & Partial<ViewerEvent> & { sessionId?: string };
 
@@ -21,25 +21,94 @@ export function transcriptView(events: readonly Ev[], opts: TranscriptOptions = 
   // Event times (not state): a tool's duration when its provider does not report one.
   const times = new Map<number, number>();
   if (opts.timed) for (const e of events) if (e.createdAt) times.set(e.sequence, Date.parse(e.createdAt));
-  return fromSnapshot(acc.snapshot(), times);
+  const bySeq = new Map<number, Ev>();
+  for (const e of events) bySeq.set(e.sequence, e);
+  return fromSnapshot(acc.snapshot(), times, bySeq);
 }
 
 type Options = NonNullable<TranscriptBlock["options"]>;
-interface Ctx { times: Map<number, number> }
+interface Ctx { times: Map<number, number>; events: Map<number, Ev> }
 
-/** An accumulator snapshot as the viewer's cards. */
-export function fromSnapshot(snap: AccumulatorSnapshot, times: Map<number, number> = new Map()): TranscriptView {
-  const cx: Ctx = { times };
+/**
+ * An accumulator snapshot as the viewer's cards (`events`: the events by sequence, to tell input problems from the
+ * conversation's own errors). Cards outside any turn (a session's own steps) stand where they happened: before the
+ * first turn, or after the cards of the turn that began before them (so the end-of-stream warnings come last in every
+ * stream). Runs of input-problem cards (lines that are not messages of the surface) fold into one card.
+ */
+export function fromSnapshot(snap: AccumulatorSnapshot, times: Map<number, number> = new Map(), events: Map<number, Ev> = new Map()): TranscriptView {
+  const cx: Ctx = { times, events };
   const view: TranscriptView = { source: "accumulator", preamble: [], turns: [], repairs: snap.problems.map((p) => ({ ...(p.sequence !== undefined ? { sequence: p.sequence } : {}), message: `${p.kind}: ${p.message}` })) };
   for (const s of snap.sessions) {
-    view.preamble.push(...s.steps.flatMap((st) => stepBlocks(st, cx)));
+    const turns: TranscriptTurn[] = [];
     for (const t of s.turns) {
       const state = t.state + (t.errorMessage ? `: ${t.errorMessage}` : t.abortReason ? `: ${t.abortReason}` : "");
-      const turn: TranscriptTurn = { id: t.turnId, index: view.turns.length + 1, state, seqs: t.sequences.slice(), blocks: t.steps.flatMap((st) => stepBlocks(st, cx)) };
-      view.turns.push(turn);
+      turns.push({ id: t.turnId, index: view.turns.length + turns.length + 1, state, seqs: t.sequences.slice(), blocks: t.steps.flatMap((st) => stepBlocks(st, cx)) });
     }
+    const starts = turns.map((t) => (t.seqs.length ? Math.min(...t.seqs) : Infinity));
+    for (const b of s.steps.flatMap((st) => stepBlocks(st, cx))) {
+      const first = b.seqs.length ? b.seqs[0] : -Infinity;
+      let k = -1;
+      for (let i = 0; i < starts.length; i++) if (starts[i] < first) k = i;
+      if (k < 0) view.preamble.push(b);
+      else insertBySeq(turns[k].blocks, b);
+    }
+    view.turns.push(...turns);
   }
+  view.preamble = foldInputProblems(view.preamble, cx);
+  for (const t of view.turns) t.blocks = foldInputProblems(t.blocks, cx);
   return view;
+}
+
+/** Put a card among others ordered by their first sequence (after those that began before it). */
+function insertBySeq(blocks: TranscriptBlock[], b: TranscriptBlock): void {
+  const first = b.seqs[0] ?? Infinity;
+  let i = blocks.length;
+  while (i > 0 && (blocks[i - 1].seqs[0] ?? -Infinity) > first) i--;
+  blocks.splice(i, 0, b);
+}
+
+/**
+ * A card made only of input problems: runtime events saying a line is not a message the table reads (not JSON, not a
+ * message of the protocol, a message no row could map: class validation_error) — the recording's, not the agent's.
+ */
+function inputProblem(b: TranscriptBlock, cx: Ctx): boolean {
+  if ((b.kind !== "error" && b.kind !== "notice") || !b.seqs.length) return false;
+  return b.seqs.every((s) => {
+    const e = cx.events.get(s);
+    if (!e) return false;
+    const p = e.payload as { class?: unknown; detail?: { nonJson?: unknown } } | null;
+    return (e.type === "runtime.error" && p?.class === "validation_error") || (e.type === "runtime.warning" && p?.detail?.nonJson === true);
+  });
+}
+
+/** Consecutive input-problem cards → one neutral card listing them (the timeline and the header still count each). */
+function foldInputProblems(blocks: TranscriptBlock[], cx: Ctx): TranscriptBlock[] {
+  const out: TranscriptBlock[] = [];
+  let run: TranscriptBlock[] = [];
+  const flush = () => {
+    if (!run.length) return;
+    const lines = run.map((b) => {
+      const e = cx.events.get(b.seqs[0]);
+      const line = (e?.payload as { detail?: { line?: unknown } } | null)?.detail?.line;
+      return `${typeof line === "number" ? `line ${line}: ` : `#${b.seqs[0]}: `}${String(b.title ?? "").replace(/^line \d+: /, "")}`;
+    });
+    out.push({
+      id: `input-problems-${run[0].seqs[0]}`,
+      kind: "status",
+      label: "input",
+      title: `${run.length} input line(s) not read as messages of the stream`,
+      text: lines.join("\n"),
+      seqs: [...new Set(run.flatMap((b) => b.seqs))].sort((x, y) => x - y),
+    });
+    run = [];
+  };
+  for (const b of blocks) {
+    if (inputProblem(b, cx)) { run.push(b); continue; }
+    flush();
+    out.push(b);
+  }
+  flush();
+  return out;
 }
 
 /**
@@ -54,6 +123,7 @@ function stepBlocks(st: Step, cx: Ctx): TranscriptBlock[] {
   const kids: TranscriptBlock[] = [];
   for (const b of st.blocks) {
     if (b === toolBlock) { out.push(host!); continue; }
+    if (b.kind === "text" && !b.streaming && b.text.trim() === "") continue; // a whitespace-only message: no empty card
     if (host && b.kind === "terminal") { host.output = joinOutput(host.output, b.text || (b.terminalId ? `(output in the client's terminal ${b.terminalId})` : "")); merge(host, b.sequences); continue; }
     if (host && b.kind === "diff" && b.scope === "item") { host.diff = diffText(b); merge(host, b.sequences); continue; }
     if (host && isRequest(b)) { kids.push(card(b, cx)); continue; }
@@ -102,7 +172,8 @@ function card(b: Block, cx: Ctx): TranscriptBlock {
       const title = b.title ?? b.command ?? b.detail;
       if (title) t.title = title;
       if (b.input !== undefined) t.input = b.input;
-      const output = [str(b.result), b.output, b.error].filter(Boolean).join("\n");
+      // result, output and error, each once (a failed call often carries the same text as its output and its error)
+      const output = [str(b.result), b.output, b.error].reduce<string>((acc, x) => (x ? joinOutput(acc, x) : acc), "");
       if (output) t.output = output;
       const facts = Object.fromEntries(Object.entries({ tool: b.toolName, server: b.server, command: b.command, cwd: b.cwd, exitCode: b.exitCode, query: b.query, path: b.path, url: b.url }).filter(([, v]) => v !== undefined));
       if (Object.keys(facts).length) t.detail = facts;
@@ -154,7 +225,7 @@ function isRequest(b: Block): boolean {
 /** A request's card, named for what it is from the canonical request type, options and decision. */
 function requestCard(b: RequestBlock, base: { id: string; seqs: number[] }): TranscriptBlock {
   // the canonical options the request offered (the request block's), as decision and label
-  const options: Options | undefined = Array.isArray(b.options) ? b.options.filter((x) => x && typeof x === "object" && typeof x.decision === "string").map((x) => ({ decision: x.decision, ...(typeof x.label === "string" ? { label: x.label } : {}) })) : undefined;
+  const options: Options | undefined = Array.isArray(b.options) ? b.options.filter((x) => x && typeof x === "object" && typeof x.decision === "string").map((x) => ({ decision: x.decision, label: typeof x.label === "string" && x.label.trim() ? x.label : decisionLabel(x.decision) })) : undefined;
   const named = b.kind === "question" && !b.requestType ? { kind: "question" as const, label: "question" } : requestKind(b.requestType, options, b.decision);
   const r: TranscriptBlock = { ...base, kind: named.kind, label: named.label, status: b.state === "resolved" ? b.decision ?? "resolved" : "open" };
   if (b.requestType) r.subtype = b.requestType;

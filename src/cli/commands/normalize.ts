@@ -10,7 +10,7 @@ import { capturingNormalizer, type CapturingNormalizer } from "../../capture/rep
 import { unwrapCaptureLine } from "../../capture/unwrap.js";
 import { describeDetection } from "../detect.js";
 import { cliRedactOptions } from "./capture.js";
-import { finish, lineProblems, newTally } from "./source.js";
+import { countLine, finish, lineProblems, newTally, noneMatched, release } from "./source.js";
 import { chooseSurface, CliError, flushStdout, openInput, parseArgs, printHelp, reason, stopExitCode, stopRequested, surfaceFlag, UsageError, warn, write } from "./util.js";
 
 export const NORMALIZE_USAGE = `normalize [FILE|-] [options]   (stdin when no FILE)
@@ -22,7 +22,7 @@ export const NORMALIZE_USAGE = `normalize [FILE|-] [options]   (stdin when no FI
   --transcript          also print a short human-readable transcript (to stderr)
   --deterministic       counter ids (thr_1, itm_1, …) and a fixed clock, for diffs and fixtures
   --no-raw              no raw.payload in the events (raw.source/method/rule stay)
-  --quiet               no summary or progress on stderr
+  --quiet               no summary, progress or FILE:LINE notes on stderr
   --capture FILE        also write a capture log (native_in, normalized_out, legacy_out when a projection is
                         wired in) to FILE, redacted (<HOME>, <PROJECT>=cwd, <TMP>, keys, tokens, cookies, env maps…)
   --no-redact           with --capture: do not redact (the log then holds secrets; sanitize redacts later)
@@ -55,7 +55,7 @@ export async function normalize(argv: string[]): Promise<number> {
     throw new CliError(label, `the input is ${describeDetection(d)}, not provider messages: nothing to normalize (render, project, verify and view read it as it is${d.kind === "capture" ? "; replay re-normalizes a capture's native_in" : ""})`);
   }
   const surface = d.kind === "empty" && !from ? undefined : chooseSurface(input, from, { quiet: !!f.quiet });
-  const tally = newTally();
+  const tally = newTally(!!f.quiet);
   if (!surface) {
     // empty input: nothing to do
     for await (const _ of input.lines) tally.lines++;
@@ -121,7 +121,7 @@ export async function normalize(argv: string[]): Promise<number> {
   try {
     for await (const { text, n: line } of input.lines) {
       lineNo = line;
-      tally.lines++;
+      countLine(tally, text);
       const events = pushLine(text, line, (direction as Direction | undefined) ?? directions?.[line - 1]);
       problems.check(events, line);
       await emit(events);
@@ -142,6 +142,8 @@ export async function normalize(argv: string[]): Promise<number> {
   } finally {
     closeCapture();
   }
+  if (noneMatched(tally, surface)) return finish(tally, label, f, "normalize", surface);
+  release(tally);
   if (keep) warn("\n" + renderTranscript(keep));
   if (!quiet) {
     const s = n.stats();
@@ -152,5 +154,5 @@ export async function normalize(argv: string[]): Promise<number> {
     const ignored = o.ignored + o.held + o.silent;
     warn(`agentnorm: ${label}: ${s.messages} message(s) → ${s.events} event(s); ${tally.lines} line(s): ${o.mapped} mapped, ${ignored} ignored (${o.ignored} by an ignore entry, ${o.held} held, ${o.silent} with nothing new), ${o.unknown} unknown, ${o.malformed} malformed${blank ? `, ${blank} blank` : ""}${f.validate ? `, ${invalidOut} failed schema validation` : ""} (${Date.now() - started} ms)`);
   }
-  return finish(tally, label, { ...f, quiet: true }, "normalize");
+  return finish(tally, label, { ...f, quiet: true }, "normalize", surface);
 }

@@ -28,7 +28,7 @@ export async function project(argv: string[]): Promise<number> {
   const fmt = Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined;
   if (!fmt) throw new UsageError(`unknown --format "${format}"; formats: ${Object.keys(FORMATS).join(", ")}`);
   if (f._.length > 1) throw new UsageError(`project takes one input (FILE or -), got: ${f._.join(" ")}`);
-  const tally = newTally();
+  const tally = newTally(!!f.quiet);
   const src = await openSource(f._[0], f, tally, { command: "project" });
   const label = src.input.label;
   const projector = createChatEventProjector();
@@ -47,5 +47,5 @@ export async function project(argv: string[]): Promise<number> {
   };
   for await (const b of src.batches) await emit(b.events);
   if (violations) warn(`agentnorm: ${label}: ${violations} chat_event contract violation(s) (the input stream breaks an invariant; see docs/chat-event.md)`);
-  return finish(tally, label, f, "project");
+  return finish(tally, label, f, "project", src.surface);
 }

@@ -30,7 +30,7 @@ export async function render(argv: string[]): Promise<number> {
   const thinkingChars = intFlag(f, "thinking");
   const maxLines = intFlag(f, "lines");
   const width = intFlag(f, "width");
-  const tally = newTally();
+  const tally = newTally(!!f.quiet);
   const src = await openSource(f._[0], f, tally, { command: "render" });
   const acc = createAccumulator({ eventLog: false });
   for await (const b of src.batches) acc.applyAll(b.events);
@@ -41,5 +41,5 @@ export async function render(argv: string[]): Promise<number> {
     await write(renderSnapshotText(snap, { color, thinkingChars, maxLines, width }));
     if (snap.eventCount === 0 && tally.lines > 0 && !f.quiet) warn(`agentnorm: ${src.input.label}: no canonical events`);
   }
-  return finish(tally, src.input.label, f, "render");
+  return finish(tally, src.input.label, f, "render", src.surface);
 }

@@ -15,25 +15,70 @@ export const SHOWN = 10;
 
 export interface Tally {
   lines: number;
+  /** Blank lines (not messages). */
+  blank: number;
+  /** Lines holding a JSON object (what a message of any surface is; counted where a surface reads the lines). */
+  objects: number;
   malformed: number;
   unknown: number;
   shown: number;
+  /** --quiet: no FILE:LINE notes (the problems are still counted). */
+  quiet: boolean;
+  /**
+   * The notes of the lines before the first good one, held back: when not one line of the input is good (a wrong
+   * --from), the run ends with one line saying so instead of a screen of notes. Undefined once released.
+   */
+  held?: string[];
 }
 
-export function newTally(): Tally {
-  return { lines: 0, malformed: 0, unknown: 0, shown: 0 };
+export function newTally(quiet = false): Tally {
+  return { lines: 0, blank: 0, objects: 0, malformed: 0, unknown: 0, shown: 0, quiet, held: [] };
+}
+
+/**
+ * Native input of which not one line is a message of the surface it was normalized with, though some are JSON
+ * objects (messages of something: a wrong --from; an input of nothing but unreadable lines is reported line by line).
+ */
+export function noneMatched(t: Tally, surface: string | undefined): boolean {
+  return !!surface && t.objects > 0 && t.malformed + t.unknown >= t.lines - t.blank;
+}
+
+/** Counts a line for the tally: blank, or (by its first character) a JSON object. */
+export function countLine(t: Tally, text: string): void {
+  t.lines++;
+  const c = text.trimStart()[0];
+  if (c === undefined) t.blank++;
+  else if (c === "{") t.objects++;
+}
+
+/** A good line came: the notes held back so far are printed. */
+export function release(t: Tally): void {
+  if (!t.held) return;
+  for (const s of t.held) warn(s);
+  t.held = undefined;
 }
 
 /** A line's problem: FILE:LINE: what (the first SHOWN of them). */
 export function lineProblem(t: Tally, label: string, line: number, what: string): void {
-  if (++t.shown <= SHOWN) warn(`${label}:${line}: ${what}`);
+  if (++t.shown > SHOWN || t.quiet) return;
+  if (t.held) t.held.push(`${label}:${line}: ${what}`);
+  else warn(`${label}:${line}: ${what}`);
 }
 
-/** The end-of-run report of the problems, and the --strict verdict (1 = fail). */
-export function finish(t: Tally, label: string, f: Flags, command: string): number {
-  if (t.shown > SHOWN) warn(`agentnorm: ${label}: ${t.shown - SHOWN} more problem line(s) not shown`);
-  if (t.lines === 0) warn(`agentnorm: ${label}: empty input (no lines)`);
+/**
+ * The end-of-run report of the problems, and the verdict (1 = fail): --strict with a problem line, or native input
+ * of which not one line is a message of the surface (`surface`: the one normalized with; a wrong --from).
+ */
+export function finish(t: Tally, label: string, f: Flags, command: string, surface?: string): number {
   const bad = t.malformed + t.unknown;
+  const messages = t.lines - t.blank;
+  if (noneMatched(t, surface)) {
+    warn(`agentnorm: ${label}: none of the ${messages} line(s) is a message of ${surface}${f.from ? " (check --from)" : ""}`);
+    return 1;
+  }
+  release(t);
+  if (t.shown > SHOWN && !t.quiet) warn(`agentnorm: ${label}: ${t.shown - SHOWN} more problem line(s) not shown`);
+  if (t.lines === 0) warn(`agentnorm: ${label}: empty input (no lines)`);
   if (f.strict && bad) {
     warn(`agentnorm: ${label}: --strict: ${t.malformed} malformed and ${t.unknown} unknown line(s)`);
     return 1;
@@ -53,7 +98,10 @@ export function lineProblems(n: Normalizer, tally: Tally, label: string): { chec
     check(events, line) {
       let e: CanonicalEvent | undefined;
       for (const x of events) if (x.type === "runtime.error" || x.type === "runtime.warning") { e = x; break; }
-      if (!e) return;
+      if (!e) {
+        if (events.length) release(tally);
+        return;
+      }
       const s = n.stats();
       if (s.invalid > invalid) tally.malformed++;
       else if (s.unknown > unknown) tally.unknown++;
@@ -93,7 +141,7 @@ export async function openSource(file: string | undefined, f: Flags, tally: Tall
   const problems = n ? lineProblems(n, tally, label) : undefined;
   async function* batches() {
     for await (const { text, n: line } of input.lines) {
-      tally.lines++;
+      countLine(tally, text);
       if (n) {
         const events = n.pushLine(text, { lineNumber: line });
         problems!.check(events, line);
@@ -125,6 +173,7 @@ export async function openSource(file: string | undefined, f: Flags, tally: Tall
         lineProblem(tally, label, line, "not a canonical event (no type or sequence)");
         continue;
       }
+      release(tally);
       const resolved = resolver.push(v as CanonicalEvent);
       yield { events: resolved, line, value: v };
     }

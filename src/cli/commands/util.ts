@@ -37,7 +37,7 @@ export function parseArgs(argv: string[], spec: Record<string, "bool" | "value">
     const [name, inline] = a.replace(/^--?/, "").split(/=(.*)/s, 2);
     if (name === "help" || name === "h") { out.help = true; continue; }
     const kind = spec[name];
-    if (!kind) throw new UsageError(`unknown option ${a}`);
+    if (!kind) throw new UsageError(`unknown option ${a}${suggest(name, Object.keys(spec))}`);
     if (kind === "bool") out[name] = true;
     else {
       const v = inline ?? argv[++i];
@@ -46,6 +46,33 @@ export function parseArgs(argv: string[], spec: Record<string, "bool" | "value">
     }
   }
   return out;
+}
+
+/** `; did you mean --x?` for the closest option (edit distance ≤ 2, or a prefix of one), else "". */
+export function suggest(name: string, options: string[]): string {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const o of options) {
+    const d = o.startsWith(name) && name.length >= 2 ? 1 : distance(name, o);
+    if (d < bestD) { best = o; bestD = d; }
+  }
+  return best !== undefined && bestD <= (best.length >= 4 ? 2 : 1) ? `; did you mean --${best}?` : "";
+}
+
+/** Edit distance (insert, delete, replace, swap two neighbours). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let before = prev;
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) cur[j] = Math.min(cur[j], before[j - 2] + 1);
+    }
+    before = prev;
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 /** Help text: stdout, exit 0 (only when asked for). */
@@ -320,7 +347,7 @@ export async function openInput(file: string | undefined, command: string): Prom
 export function chooseSurface(input: Input, from: string | undefined, opts: { quiet?: boolean } = {}): string | undefined {
   const d = input.detection;
   if (from) {
-    if (d.kind === "native" && d.surface !== from) {
+    if ((d.kind === "native" || d.kind === "tie") && d.surface !== from) {
       const given = d.scores!.find((s) => s.surface === from)!;
       if (given.recognised < d.scores![0].recognised) warn(`agentnorm: ${input.label}: --from ${from} recognises ${given.recognised} of ${d.sampled} sampled line(s); the input looks like ${describeDetection(d)}`);
     } else if (d.kind === "canonical" || d.kind === "capture") {
@@ -328,6 +355,7 @@ export function chooseSurface(input: Input, from: string | undefined, opts: { qu
     }
     return from;
   }
+  if (d.kind === "tie") throw new CliError(input.label, `cannot tell the surface: ${describeDetection(d)}; give --from SURFACE`);
   if (d.kind === "native") {
     if (d.confidence < 0.5) throw new CliError(input.label, `cannot tell the surface: the best guess is ${describeDetection(d)}; give --from SURFACE (one of: ${SURFACE_NAMES.join(", ")})`);
     if (!opts.quiet) warn(`agentnorm: ${input.label}: detected ${describeDetection(d)}; --from SURFACE overrides`);

@@ -10,7 +10,7 @@ export const VERIFY_USAGE = `verify [FILE|-] [options]   (stdin when no FILE)
   --strict              also exit 1 when a line is malformed or unknown (not only on a violation)
   --json                the findings as NDJSON on stdout ({severity, rule, reason, sequence, eventId, type, line})
   --no-warnings         report violations only
-  --quiet               no summary on stderr
+  --quiet               no summary or FILE:LINE notes of unreadable lines on stderr
   --rules               list the rules and exit
 
 Exit codes: 0 = no violation (warnings allowed), 1 = at least one violation (or unreadable input, or --strict).`;
@@ -27,7 +27,7 @@ export async function verify(argv: string[]): Promise<number> {
   if (f._.length > 1) throw new UsageError(`verify takes one input (FILE or -), got: ${f._.join(" ")}`);
   const json = !!f.json;
   const warnings = !f["no-warnings"];
-  const tally = newTally();
+  const tally = newTally(!!f.quiet);
   const src = await openSource(f._[0], f, tally, { command: "verify", anyObject: true });
   const label = src.input.label;
   const v = createVerifier();
@@ -59,6 +59,6 @@ export async function verify(argv: string[]): Promise<number> {
   }
   await report(v.end());
   if (!f.quiet) warn(`agentnorm: ${label}: ${v.count} event(s) verified; ${violations} violation(s), ${warned} warning(s)`);
-  const strict = finish(tally, label, { ...f, quiet: true }, "verify");
+  const strict = finish(tally, label, { ...f, quiet: true }, "verify", src.surface);
   return violations > 0 ? 1 : strict;
 }

@@ -36,6 +36,9 @@ export async function view(argv: string[]): Promise<number> {
   const maxTurns = intFlag(f, "turns");
   const file = f._[0];
   const label = labelOf(file);
+  const out = (f.o ?? f.out ?? (file === "-" ? "-" : basename(file).replace(/\.(nd)?jsonl?$/i, "") + ".html")) as string;
+  // a page of HTML is no use on a terminal: stdin in with no -o would write it there
+  if (out === "-" && f.o === undefined && f.out === undefined && process.stdout.isTTY) throw new CliError("<stdout>", "is a terminal: view writes an HTML page; give -o FILE (or -o - to write it to stdout anyway)", 2);
 
   // The input as a stream of lines; a line longer than the cap cannot be shown, so it is not kept (only counted).
   let over: number | undefined;
@@ -78,24 +81,34 @@ export async function view(argv: string[]): Promise<number> {
     rest = [];
   }
   const detection = detectInput(lines.slice(0, 4 * DETECT_LINES).flatMap((x) => ("text" in x ? [x.text] : [])));
-  if (detection.kind === "native" || detection.kind === "unknown" || from) {
+  if (detection.kind === "native" || detection.kind === "tie" || detection.kind === "unknown" || from) {
     from = chooseSurface({ label, detection, lines: (async function* () {})() }, from, { quiet: !!f.quiet }) ?? from;
   }
-  const out = (f.o ?? f.out ?? (file === "-" ? "-" : basename(file).replace(/\.(nd)?jsonl?$/i, "") + ".html")) as string;
   const title = (f.title as string | undefined) ?? `agentnorm view — ${basename(label)}`;
   let problemLines = 0;
+  let messages = 0;
+  let objects = 0;
+  const notes: string[] = [];
   let data: ReturnType<typeof viewerData>;
   let summary: string;
   try {
     const s = createViewStream({
       from, title, maxBytes, ...(maxTurns !== undefined ? { maxTurns } : {}),
       // lines with a problem: named as FILE:LINE like every other command does (the page counts them too)
-      onLineProblem: (line, message) => { if (++problemLines <= SHOWN) warn(`${label}:${line}: ${message}`); },
+      // (held until the end: when not one line is a message of the surface, one line says so instead)
+      onLineProblem: (line, message) => { if (++problemLines <= SHOWN && !f.quiet) notes.push(`${label}:${line}: ${message}`); },
     });
-    const push = (x: Item) => ("text" in x ? s.line(x.text, x.n) : s.oversize(x.n, x.over));
+    const push = (x: Item) => {
+      if ("over" in x || x.text.trim() !== "") messages++;
+      if ("text" in x && x.text.trimStart().startsWith("{")) objects++;
+      return "text" in x ? s.line(x.text, x.n) : s.oversize(x.n, x.over);
+    };
     for (const x of lines) push(x);
     for await (const x of rest) push(x);
     const loaded = s.end();
+    const o = loaded.outcomes;
+    if (o && from && objects > 0 && o.mapped + o.ignored + o.silent + o.held === 0) throw new CliError(label, `none of the ${messages} line(s) is a message of ${from}${f.from ? " (check --from)" : ""}`);
+    for (const n of notes) warn(n);
     data = viewerData(loaded, { from, title });
     const byKind: Record<string, number> = {};
     for (const p of data.problems) byKind[p.kind] = (byKind[p.kind] ?? 0) + 1;
