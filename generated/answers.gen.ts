@@ -3,6 +3,7 @@
 import type { AnswerCaseData, AnswerTables } from "../src/answer/answer-table.js";
 import type { RequestAnswer } from "../src/answer/answer.js";
 import * as h_content from "../mappings/helpers/content.js";
+import * as h_questions from "../mappings/helpers/questions.js";
 import { compact, concat, merge, numeric, text, typeOf, uri } from "../src/normalize/row-util.js";
 
 type Kind = RequestAnswer["kind"];
@@ -26,11 +27,11 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     when: (a) => a.payload?.requestType === "tool_user_input",
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: a.reply?.answers })), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
+    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: h_questions.textByQuestion(a.payload?.questions, a.reply?.answers, ", ") })), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
     at: "mappings/claude-sdk.yaml:303",
   },
   {
-    decisions: ["reject_once", "reject_always", "cancelled"],
+    decisions: ["cancelled"],
     when: (a) => a.payload?.requestType === "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
@@ -266,21 +267,20 @@ export const ANSWERS: AnswerTables = {
       cases: [
         {
           decisions: ["answered"],
-          reply: { answers: "array" },
           via: ["result"],
-          body: (a) => compact({ outcome: compact({ outcome: "answered", answers: a.reply?.answers }) }),
-          at: "mappings/acp.yaml:1515",
+          body: (a) => compact({ outcome: compact({ outcome: "answered", answers: h_questions.optionSelections(a.payload?.questions, a.reply?.answers, "questionId", "selectedOptionIds") }) }),
+          at: "mappings/acp.yaml:1518",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1518",
+          at: "mappings/acp.yaml:1520",
         },
       ],
-      at: "mappings/acp.yaml:1515",
+      at: "mappings/acp.yaml:1518",
     },
-    // mappings/acp.yaml:1558
+    // mappings/acp.yaml:1562
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -289,22 +289,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1578",
+          at: "mappings/acp.yaml:1582",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1580",
+          at: "mappings/acp.yaml:1584",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1582",
+          at: "mappings/acp.yaml:1586",
         },
       ],
-      at: "mappings/acp.yaml:1578",
+      at: "mappings/acp.yaml:1582",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
@@ -319,45 +319,45 @@ export const ANSWERS: AnswerTables = {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2100",
+      at: "mappings/claude-sdk.yaml:2103",
     },
-    // mappings/claude-sdk.yaml:2197
+    // mappings/claude-sdk.yaml:2202
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2216",
+      at: "mappings/claude-sdk.yaml:2221",
     },
-    // mappings/claude-sdk.yaml:2253
+    // mappings/claude-sdk.yaml:2258
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2271",
+      at: "mappings/claude-sdk.yaml:2276",
     },
-    // mappings/claude-sdk.yaml:2390
+    // mappings/claude-sdk.yaml:2395
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2407",
+      at: "mappings/claude-sdk.yaml:2413",
     },
-    // mappings/claude-sdk.yaml:2414
+    // mappings/claude-sdk.yaml:2420
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2435",
+      at: "mappings/claude-sdk.yaml:2441",
     },
-    // mappings/claude-sdk.yaml:2442
+    // mappings/claude-sdk.yaml:2448
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2463",
+      at: "mappings/claude-sdk.yaml:2469",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {
@@ -380,21 +380,20 @@ export const ANSWERS: AnswerTables = {
       cases: [
         {
           decisions: ["answered"],
-          reply: { answers: "object" },
           via: ["result"],
-          body: (a) => compact({ answers: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1058",
-        },
-        {
-          decisions: ["reject_once", "reject_always", "cancelled"],
-          via: ["result"],
-          body: (a) => compact({ answers: {} }),
+          body: (a) => compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }),
           at: "mappings/codex-app-server.yaml:1061",
         },
+        {
+          decisions: ["cancelled"],
+          via: ["result"],
+          body: (a) => compact({ answers: {} }),
+          at: "mappings/codex-app-server.yaml:1064",
+        },
       ],
-      at: "mappings/codex-app-server.yaml:1058",
+      at: "mappings/codex-app-server.yaml:1061",
     },
-    // mappings/codex-app-server.yaml:1070
+    // mappings/codex-app-server.yaml:1073
     "codex-app-server#mcp-elicitation-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -404,30 +403,30 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1083",
+          at: "mappings/codex-app-server.yaml:1086",
         },
         {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ action: "accept", content: {} }),
-          at: "mappings/codex-app-server.yaml:1086",
+          at: "mappings/codex-app-server.yaml:1089",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/codex-app-server.yaml:1088",
+          at: "mappings/codex-app-server.yaml:1091",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/codex-app-server.yaml:1090",
+          at: "mappings/codex-app-server.yaml:1093",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1083",
+      at: "mappings/codex-app-server.yaml:1086",
     },
-    // mappings/codex-app-server.yaml:1097
+    // mappings/codex-app-server.yaml:1100
     "codex-app-server#permissions-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -436,24 +435,24 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "turn" }),
-          at: "mappings/codex-app-server.yaml:1111",
+          at: "mappings/codex-app-server.yaml:1114",
         },
         {
           decisions: ["allow_always"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "session" }),
-          at: "mappings/codex-app-server.yaml:1113",
+          at: "mappings/codex-app-server.yaml:1116",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ permissions: {} }),
-          at: "mappings/codex-app-server.yaml:1115",
+          at: "mappings/codex-app-server.yaml:1118",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1111",
+      at: "mappings/codex-app-server.yaml:1114",
     },
-    // mappings/codex-app-server.yaml:1122
+    // mappings/codex-app-server.yaml:1125
     "codex-app-server#dynamic-tool-call-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["dynamic_tool_call"],
@@ -463,24 +462,24 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1136",
+          at: "mappings/codex-app-server.yaml:1139",
         },
         {
           decisions: ["completed"],
           via: ["result"],
           body: (a) => compact({ success: true, contentItems: (h_content.when(typeOf(a.reply?.output), "string", [compact({ type: "inputText", text: a.reply?.output })]) ?? h_content.when(typeOf(a.reply?.output), "array", a.reply?.output) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1139",
+          at: "mappings/codex-app-server.yaml:1142",
         },
         {
           decisions: ["failed"],
           via: ["result"],
           body: (a) => compact({ success: false, contentItems: (h_content.when(typeOf(a.reply?.message), "string", [compact({ type: "inputText", text: a.reply?.message })]) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1143",
+          at: "mappings/codex-app-server.yaml:1146",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1136",
+      at: "mappings/codex-app-server.yaml:1139",
     },
-    // mappings/codex-app-server.yaml:1152
+    // mappings/codex-app-server.yaml:1155
     "codex-app-server#auth-tokens-refresh-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["auth_tokens_refresh"],
@@ -490,130 +489,129 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1165",
+          at: "mappings/codex-app-server.yaml:1168",
         },
         {
           decisions: ["completed"],
           fail: { code: "incomplete_request", message: "a auth_tokens_refresh answer needs the provider's result object (reply.result)" },
-          at: "mappings/codex-app-server.yaml:1168",
+          at: "mappings/codex-app-server.yaml:1171",
         },
         {
           decisions: ["failed"],
           via: ["error"],
           body: (a) => compact({ code: -32000, message: (text(a.reply?.message, "", "strings", true) ?? "auth_tokens_refresh failed") }),
-          at: "mappings/codex-app-server.yaml:1170",
+          at: "mappings/codex-app-server.yaml:1173",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1165",
+      at: "mappings/codex-app-server.yaml:1168",
     },
-    // mappings/codex-app-server.yaml:1178
+    // mappings/codex-app-server.yaml:1181
     "codex-app-server#attestation-generate-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
       none: "the answer is an attestation token (a credential) that only the client can make",
       cases: [],
-      at: "mappings/codex-app-server.yaml:1189",
+      at: "mappings/codex-app-server.yaml:1192",
     },
-    // mappings/codex-app-server.yaml:1196
+    // mappings/codex-app-server.yaml:1199
     "codex-app-server#apply-patch-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
-      requestTypes: ["apply_patch_approval"],
+      requestTypes: ["file_change_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1209",
+      at: "mappings/codex-app-server.yaml:1213",
     },
-    // mappings/codex-app-server.yaml:1215
+    // mappings/codex-app-server.yaml:1219
     "codex-app-server#exec-command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
-      requestTypes: ["exec_command_approval"],
+      requestTypes: ["command_execution_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1228",
+      at: "mappings/codex-app-server.yaml:1233",
     },
-    // mappings/codex-eventmsg.yaml:1679
+    // mappings/codex-eventmsg.yaml:1687
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
-      requestTypes: ["exec_command_approval"],
+      requestTypes: ["command_execution_approval"],
       cases: [
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1694",
+          at: "mappings/codex-eventmsg.yaml:1703",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1694",
+      at: "mappings/codex-eventmsg.yaml:1703",
     },
-    // mappings/codex-eventmsg.yaml:1701
+    // mappings/codex-eventmsg.yaml:1710
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
-      requestTypes: ["exec_command_approval"],
+      requestTypes: ["command_execution_approval"],
       cases: [
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1714",
+          at: "mappings/codex-eventmsg.yaml:1724",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1714",
+      at: "mappings/codex-eventmsg.yaml:1724",
     },
-    // mappings/codex-eventmsg.yaml:1722
+    // mappings/codex-eventmsg.yaml:1732
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
-      requestTypes: ["apply_patch_approval"],
+      requestTypes: ["file_change_approval"],
       cases: [
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1735",
+          at: "mappings/codex-eventmsg.yaml:1746",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1735",
+      at: "mappings/codex-eventmsg.yaml:1746",
     },
-    // mappings/codex-eventmsg.yaml:1743
+    // mappings/codex-eventmsg.yaml:1754
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1753",
+      at: "mappings/codex-eventmsg.yaml:1764",
     },
-    // mappings/codex-eventmsg.yaml:1759
+    // mappings/codex-eventmsg.yaml:1770
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
       cases: [
         {
           decisions: ["answered"],
-          reply: { answers: "object" },
           via: ["submission"],
-          body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/codex-eventmsg.yaml:1772",
+          body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }) }),
+          at: "mappings/codex-eventmsg.yaml:1786",
         },
         {
-          decisions: ["reject_once", "reject_always", "cancelled"],
+          decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1775",
+          at: "mappings/codex-eventmsg.yaml:1789",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1772",
+      at: "mappings/codex-eventmsg.yaml:1786",
     },
-    // mappings/codex-eventmsg.yaml:1784
+    // mappings/codex-eventmsg.yaml:1798
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1794",
+      at: "mappings/codex-eventmsg.yaml:1808",
     },
-    // mappings/codex-eventmsg.yaml:2072
+    // mappings/codex-eventmsg.yaml:2089
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2091",
+      at: "mappings/codex-eventmsg.yaml:2108",
     },
     // mappings/opencode.yaml:949
     "opencode#permission-asked": {
@@ -643,19 +641,18 @@ export const ANSWERS: AnswerTables = {
       cases: [
         {
           decisions: ["answered"],
-          reply: { answers: "array" },
           via: ["http"],
-          body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/opencode.yaml:1075",
+          body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: h_questions.labelLists(a.payload?.questions, a.reply?.answers) }) }),
+          at: "mappings/opencode.yaml:1079",
         },
         {
-          decisions: ["reject_once", "reject_always", "cancelled"],
+          decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1078",
+          at: "mappings/opencode.yaml:1081",
         },
       ],
-      at: "mappings/opencode.yaml:1075",
+      at: "mappings/opencode.yaml:1079",
     },
   },
 };

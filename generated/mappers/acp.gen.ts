@@ -29,6 +29,7 @@ import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
+import * as h_questions from "../../mappings/helpers/questions.js";
 import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
 
@@ -941,7 +942,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
-  cx.emit("user-input.requested", { questions: m.params });
+  cx.emit("user-input.requested", { data: m.params });
   return true;
 }
 
@@ -954,7 +955,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
     decision: map_elicitationDecision(m.result?.action),
     resolution: m.result,
   });
-  cx.emit("user-input.resolved", { answers: m.result });
+  cx.emit("user-input.resolved", { data: m.result });
   return true;
 }
 
@@ -981,12 +982,16 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
     requestType: "tool_user_input",
     detail: (str(m.params?.title) ?? str(m.params?.questions?.[0]?.prompt)),
     args: m.params,
+    questions: h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "prompt", options: "options", optionId: "id", optionLabel: "label", multiSelect: "allowMultiple", freeText: false }),
   });
-  cx.emit("user-input.requested", { questions: m.params?.questions });
+  cx.emit("user-input.requested", {
+    questions: h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "prompt", options: "options", optionId: "id", optionLabel: "label", multiSelect: "allowMultiple", freeText: false }),
+    data: m.params?.questions,
+  });
   return true;
 }
 
-/** mappings/acp.yaml:1527 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1529 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -995,13 +1000,17 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_elicitationDecision(m.result?.outcome?.outcome),
+    answers: h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds"),
     resolution: m.result,
   });
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.result?.outcome });
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
+    answers: h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds"),
+    data: m.result?.outcome,
+  });
   return true;
 }
 
-/** mappings/acp.yaml:1558 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1562 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1020,7 +1029,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1590 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1594 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1034,7 +1043,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1612 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1616 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1045,7 +1054,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1634 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1638 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1066,7 +1075,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1666 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1670 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1084,7 +1093,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1695 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1699 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1105,7 +1114,7 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1722 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1726 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1114,7 +1123,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1737 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1741 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1123,7 +1132,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1750 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1754 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1133,7 +1142,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1766 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1770 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1142,7 +1151,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1779 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1783 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1152,7 +1161,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1795 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1799 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1161,7 +1170,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1810 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:1814 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1173,7 +1182,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:1838 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:1842 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1197,13 +1206,13 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:1879 — clientRequest session/load */
+/** mappings/acp.yaml:1883 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:1893 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1897 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1211,7 +1220,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1910 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1914 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1225,7 +1234,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1929 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1933 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1233,13 +1242,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1951 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1955 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1964 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1968 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1260,7 +1269,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2003 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2007 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1286,7 +1295,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2057 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2061 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1299,7 +1308,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2092 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2096 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1307,7 +1316,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2110 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2114 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1318,7 +1327,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2128 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2132 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1329,7 +1338,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2146 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2150 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1339,7 +1348,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2163 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2167 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1351,7 +1360,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2191 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2195 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1361,14 +1370,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2244 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2248 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2260 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2264 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1430,20 +1439,20 @@ export const table: SurfaceTable = {
         { rule: "acp#compaction-summary-chunk", line: 1265, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1612, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1616, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1634, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1666, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1638, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1670, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1695, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1699, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1722, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1726, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1722, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1726, run: r_extension_notification },
       ],
     },
     request: {
@@ -1457,13 +1466,13 @@ export const table: SurfaceTable = {
         { rule: "acp#cursor-ask-question", line: 1497, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1558, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1562, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1737, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1741, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1737, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1741, run: r_extension_request },
       ],
     },
     response: {
@@ -1478,90 +1487,90 @@ export const table: SurfaceTable = {
         { rule: "acp#agent-request-failed", line: 1461, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1527, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1529, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1590, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1594, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1750, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1754, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1750, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1754, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1766, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1770, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1766, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1770, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 1810, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 1838, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 1814, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 1842, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1879, run: r_load },
+        { rule: "acp#load", line: 1883, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1779, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1783, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1779, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1783, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1910, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1914, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1929, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1951, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1933, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1955, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1964, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1968, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 2003, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 2057, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 2007, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 2061, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 2003, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 2007, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 2092, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2096, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 2092, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2096, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2110, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2114, run: r_set_mode_response },
       ],
       "session/set_model": [
-        { rule: "acp#set-model-response", line: 2128, run: r_set_model_response },
+        { rule: "acp#set-model-response", line: 2132, run: r_set_model_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2146, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2150, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2163, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2191, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2167, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2195, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2244, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2260, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2248, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2264, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1795, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1799, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1795, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1799, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1893, run: r_cancel },
+        { rule: "acp#cancel", line: 1897, run: r_cancel },
       ],
     },
   },
@@ -1597,13 +1606,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2278)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2281)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2284)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2287)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2290)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2293)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2296)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2299)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2282)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2285)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2288)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2291)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2294)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2297)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2300)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2303)",
   },
 };

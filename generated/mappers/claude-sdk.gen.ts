@@ -16,7 +16,8 @@
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import * as h_questions from "../../mappings/helpers/questions.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
 export type MessageMessage = U.SDKMessage;
@@ -1478,12 +1479,13 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
       displayName: m.options?.displayName,
       description: m.options?.description,
     },
-    options: (h_content.when(map_claudeToolRequestType(m.toolName, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    options: (h_content.when(map_claudeToolRequestType(m.toolName, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? h_content.when(typeOf(m.options?.suggestions?.[0]), "object", [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    questions: h_content.when(map_claudeToolRequestType(m.toolName, "unknown"), "tool_user_input", h_questions.questionsOf(m.input?.questions, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true })),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2123 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2126 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1493,13 +1495,14 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   cx.setVarAt(`permission`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", "answered") ?? map_decision("allow")),
+    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", h_questions.answeredOrCancelled(h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", "))) ?? map_decision("allow")),
+    answers: h_content.when(cx.state("request", "requestType"), "tool_user_input", h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ")),
     resolution: m,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2146 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2151 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1517,7 +1520,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2173 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2178 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1533,7 +1536,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2197 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2202 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1553,11 +1556,11 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
       displayName: m?.request?.displayName,
     },
   });
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m?.request });
+  if (cx.isNew("request")) cx.emit("user-input.requested", { data: m?.request });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2228 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2233 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1567,11 +1570,11 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
     decision: map_elicitationDecision(m.action),
     resolution: m,
   });
-  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m });
+  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { data: m });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2253 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2258 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1581,11 +1584,11 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
     detail: m?.request?.dialogKind,
     args: m?.request,
   });
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m?.request });
+  if (cx.isNew("request")) cx.emit("user-input.requested", { data: m?.request });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2278 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2283 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1595,11 +1598,11 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
     decision: map_dialogDecision(m.behavior),
     resolution: m,
   });
-  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m });
+  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { data: m });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2303 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2308 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
@@ -1611,12 +1614,12 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
     resolution: { answeredElsewhere: true },
   });
   if (cx.wasOpen("request") && cx.wasOpen("request") && (m.channel === "elicitation" || m.channel === "userDialog")) cx.emit("user-input.resolved", {
-    answers: { answeredElsewhere: true },
+    data: { answeredElsewhere: true },
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2334 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2339 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1633,13 +1636,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2379 — control interrupt */
+/** mappings/claude-sdk.yaml:2384 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2390 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2395 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1660,12 +1663,13 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       displayName: m?.request?.display_name,
       description: m?.request?.description,
     },
-    options: (h_content.when(map_claudeToolRequestType(m?.request?.tool_name, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    options: (h_content.when(map_claudeToolRequestType(m?.request?.tool_name, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? h_content.when(typeOf((m?.request?.permission_suggestions as any)?.[0]), "object", [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    questions: h_content.when(map_claudeToolRequestType(m?.request?.tool_name, "unknown"), "tool_user_input", h_questions.questionsOf((m?.request?.input as any)?.questions, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true })),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2414 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2420 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1684,7 +1688,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
     },
   });
   if (cx.isNew("request")) cx.emit("user-input.requested", {
-    questions: {
+    data: {
       serverName: m?.request?.mcp_server_name,
       message: m?.request?.message,
       mode: m?.request?.mode,
@@ -1698,7 +1702,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2442 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2448 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1709,25 +1713,25 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
     detail: m?.request?.dialog_kind,
     args: { dialogKind: m?.request?.dialog_kind, payload: m?.request?.payload, toolUseId: m?.request?.tool_use_id },
   });
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m?.request });
+  if (cx.isNew("request")) cx.emit("user-input.requested", { data: m?.request });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2470 — wire control_request */
+/** mappings/claude-sdk.yaml:2476 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2483 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2489 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2498 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2504 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1737,11 +1741,11 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
     decision: map_elicitationDecision(m.response?.response?.action),
     resolution: m.response?.response,
   });
-  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.response?.response });
+  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { data: m.response?.response });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2523 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2529 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1751,11 +1755,11 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
     decision: map_dialogDecision(m.response?.response?.behavior),
     resolution: m.response?.response,
   });
-  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.response?.response });
+  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { data: m.response?.response });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2548 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2554 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1764,13 +1768,14 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", h_content.when(m.response?.response?.behavior, "allow", "answered")) ?? map_decision(m.response?.response?.behavior)),
+    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", h_content.when(m.response?.response?.behavior, "allow", h_questions.answeredOrCancelled(h_questions.answersFromText((m.response?.response as any)?.updatedInput?.questions, (m.response?.response as any)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ")))) ?? map_decision(m.response?.response?.behavior)),
+    answers: h_content.when(cx.state("request", "requestType"), "tool_user_input", h_questions.answersFromText((m.response?.response as any)?.updatedInput?.questions, (m.response?.response as any)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ")),
     resolution: m.response?.response,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2569 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2576 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1784,14 +1789,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2593 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2600 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2607 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2614 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1966,74 +1971,74 @@ export const table: SurfaceTable = {
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2123, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2126, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2146, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2173, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2151, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2178, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2197, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2202, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2228, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2233, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2228, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2233, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2228, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2233, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2253, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2258, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2278, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2283, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2278, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2283, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2303, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2308, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2334, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2339, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2379, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2384, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2390, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2414, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2442, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2470, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2483, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2395, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2420, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2448, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2476, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2489, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2498, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2523, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2548, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2569, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2593, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2504, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2529, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2554, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2576, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2600, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2607, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2614, run: r_wire_cancel },
       ],
     },
   },
@@ -2047,9 +2052,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2628)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2633)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2637)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2635)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2640)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2644)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

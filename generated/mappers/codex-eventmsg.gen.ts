@@ -7,6 +7,7 @@ import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
+import * as h_questions from "../../mappings/helpers/questions.js";
 import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
@@ -163,8 +164,8 @@ function map_endDecision(v: unknown, d: unknown = "approved"): unknown {
 // map "requestEndDecision" (mappings/codex-eventmsg.yaml:153)
 type V_requestEndDecision = "denied";
 const M_requestEndDecision: ReadonlyMap<string, V_requestEndDecision> = new Map([
-  ["exec_command_approval", "denied"],
-  ["apply_patch_approval", "denied"],
+  ["command_execution_approval", "denied"],
+  ["file_change_approval", "denied"],
 ]);
 
 function map_requestEndDecision(v: unknown): V_requestEndDecision | "unanswered";
@@ -345,6 +346,7 @@ function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))),
     resolution: { inferredFrom: "task_complete" },
   });
@@ -370,7 +372,7 @@ function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:365 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:366 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -379,6 +381,7 @@ function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): bool
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))),
     resolution: { inferredFrom: "task_complete" },
   });
@@ -386,7 +389,7 @@ function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:403 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:405 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -394,6 +397,7 @@ function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))),
     resolution: { inferredFrom: "task_complete" },
   });
@@ -401,7 +405,7 @@ function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:428 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:431 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -410,6 +414,7 @@ function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, c
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("abort"),
     resolution: { inferredFrom: "turn_aborted", reason: m.reason },
   });
@@ -417,7 +422,7 @@ function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:462 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:466 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -426,6 +431,7 @@ function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_ab
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("abort"),
     resolution: { inferredFrom: "turn_aborted", reason: m.reason },
   });
@@ -433,7 +439,7 @@ function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_ab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:486 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:491 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -441,6 +447,7 @@ function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_abort
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("abort"),
     resolution: { inferredFrom: "turn_aborted", reason: m.reason },
   });
@@ -448,7 +455,7 @@ function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_abort
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:508 — event turn_diff → turn.diff.updated */
+/** mappings/codex-eventmsg.yaml:514 — event turn_diff → turn.diff.updated */
 function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -456,7 +463,7 @@ function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: Row
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:544 — event plan_update → turn.plan.updated */
+/** mappings/codex-eventmsg.yaml:550 — event plan_update → turn.plan.updated */
 function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -467,7 +474,7 @@ function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:556 — event plan_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:562 — event plan_delta → content.delta */
 function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -476,7 +483,7 @@ function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: R
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:571 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
+/** mappings/codex-eventmsg.yaml:577 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
 function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -488,7 +495,7 @@ function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:592 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:598 — event error → runtime.error */
 function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -496,7 +503,7 @@ function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext)
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:606 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:612 — event stream_error → runtime.warning */
 function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -507,7 +514,7 @@ function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:618 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:624 — event warning → runtime.warning */
 function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -515,7 +522,7 @@ function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowCont
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:629 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:635 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -523,7 +530,7 @@ function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:642 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:648 — legacy background_event → runtime.warning */
 function r_background_event(m: View<Member<LegacyMessage, "type", "background_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -531,13 +538,13 @@ function r_background_event(m: View<Member<LegacyMessage, "type", "background_ev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:655 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:661 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<EventMessage, "type", "deprecation_notice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.summary, details: text(m.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:668 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:674 — event model_reroute → model.rerouted */
 function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -545,7 +552,7 @@ function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:681 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:687 — event model_verification → runtime.warning */
 function r_model_verification(m: View<Member<EventMessage, "type", "model_verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -556,7 +563,7 @@ function r_model_verification(m: View<Member<EventMessage, "type", "model_verifi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:694 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:700 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_buffering">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -567,7 +574,7 @@ function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_bufferi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:709 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:715 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_recovery_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -575,7 +582,7 @@ function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_reco
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:721 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:727 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_recovery_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -583,7 +590,7 @@ function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:734 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:740 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: View<Member<EventMessage, "type", "context_compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -591,21 +598,21 @@ function r_context_compacted(m: View<Member<EventMessage, "type", "context_compa
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:747 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:753 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: View<Member<EventMessage, "type", "thread_rolled_back">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true, rolledBackTurns: m.num_turns } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:760 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:766 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<LegacyMessage, "type", "thread_name_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.emit("thread.metadata.updated", { name: (m.thread_name ?? "") });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:778 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:784 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.threadId);
   cx.ref(ID_turn_current);
@@ -613,7 +620,7 @@ function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:792 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:798 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_settings_applied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -621,21 +628,21 @@ function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:803 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:809 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: View<Member<EventMessage, "type", "environment_connected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: true } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:816 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:822 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: View<Member<EventMessage, "type", "environment_disconnected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: false } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:830 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:836 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "agent_message_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -644,7 +651,7 @@ function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:846 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:852 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_message_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -654,7 +661,7 @@ function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_mess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:875 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:881 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -670,7 +677,7 @@ function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_me
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:938 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:944 — event agent_message → item.completed */
 function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(cx.meta?.id != null)) return false;
@@ -687,7 +694,7 @@ function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:976 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:982 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -701,7 +708,7 @@ function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_mes
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:993 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:999 — event user_message → item.started, item.completed */
 function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -716,7 +723,7 @@ function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1020 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1026 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoning_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -725,7 +732,7 @@ function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1039 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1045 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -734,7 +741,7 @@ function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1056 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1062 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -744,7 +751,7 @@ function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1077 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1083 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -754,7 +761,7 @@ function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1099 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1105 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -766,7 +773,7 @@ function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1129 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1135 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(cx.meta?.id != null)) return false;
@@ -783,7 +790,7 @@ function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1161 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1167 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -793,7 +800,7 @@ function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1181 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1187 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -805,7 +812,7 @@ function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "ty
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1209 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1215 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -815,7 +822,7 @@ function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1230 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1236 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "agent_reasoning_section_break">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -824,7 +831,7 @@ function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1252 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1258 — event item_started → item.started */
 function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -844,7 +851,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1283 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1289 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -867,7 +874,7 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1314 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1320 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -908,7 +915,7 @@ function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1391 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1397 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -925,7 +932,7 @@ function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1424 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1430 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -954,7 +961,7 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1463 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1469 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -970,7 +977,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1487 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1493 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -987,7 +994,7 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1512 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1518 — event item_completed → item.completed */
 function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -1003,7 +1010,7 @@ function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1536 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1542 — event item_completed → item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -1026,7 +1033,7 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1571 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1577 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1034,6 +1041,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   cx.ref(ID_request_close, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("approved"),
     resolution: { implied: "exec_command_begin" },
   });
@@ -1048,7 +1056,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1602 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1609 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1057,7 +1065,7 @@ function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1619 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1626 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1066,7 +1074,7 @@ function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1635 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1642 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1076,6 +1084,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   cx.snapshot("command_output", m.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision(map_endDecision(m.status)),
     resolution: { implied: "exec_command_end", status: m.status },
   });
@@ -1093,7 +1102,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1679 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1687 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1101,7 +1110,8 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   cx.ref(ID_item_use_3, m.call_id);
   cx.ref(ID_request_open, m.approval_id);
   cx.emit("request.opened", {
-    requestType: "exec_command_approval",
+    requestType: "command_execution_approval",
+    providerRequestType: "exec_approval_request",
     detail: h_codex.itemTitle(m),
     args: m,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
@@ -1109,14 +1119,15 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1701 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1710 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_3, m.call_id);
   cx.ref(ID_request_open_2, m.call_id);
   cx.emit("request.opened", {
-    requestType: "exec_command_approval",
+    requestType: "command_execution_approval",
+    providerRequestType: "exec_approval_request",
     detail: h_codex.itemTitle(m),
     args: m,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
@@ -1124,14 +1135,15 @@ function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_appr
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1722 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1732 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_3, m.call_id);
   cx.ref(ID_request_open_2, m.call_id);
   cx.emit("request.opened", {
-    requestType: "apply_patch_approval",
+    requestType: "file_change_approval",
+    providerRequestType: "apply_patch_approval_request",
     detail: text(m.reason, "\n\n", "strings", false),
     args: m,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
@@ -1139,7 +1151,7 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1743 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1754 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1148,17 +1160,24 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1759 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1770 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_request_open_2, m.call_id);
-  cx.emit("user-input.requested", { questions: m.questions });
-  cx.emit("request.opened", { requestType: "tool_user_input", args: m });
+  cx.emit("user-input.requested", {
+    questions: h_questions.questionsOf(m.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" }),
+    data: m.questions,
+  });
+  cx.emit("request.opened", {
+    requestType: "tool_user_input",
+    args: m,
+    questions: h_questions.questionsOf(m.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" }),
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1784 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1798 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1167,20 +1186,21 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1800 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1814 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("abandoned"),
     resolution: m,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1821 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1836 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1188,6 +1208,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   cx.ref(ID_request_close, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("approved"),
     resolution: { implied: "patch_apply_begin" },
   });
@@ -1206,7 +1227,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1859 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1875 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1219,7 +1240,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1874 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1890 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1228,6 +1249,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   cx.snapshot("file_change_output", m.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision(map_endDecision(m.status)),
     resolution: { implied: "patch_apply_end", status: m.status },
   });
@@ -1242,7 +1264,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1935 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1952 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1259,7 +1281,7 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1954 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1971 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1279,7 +1301,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1980 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1997 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1288,7 +1310,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1994 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2011 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1303,7 +1325,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2012 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2029 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1316,7 +1338,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2027 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2044 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1332,7 +1354,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2047 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2064 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1353,7 +1375,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2072 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2089 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1371,7 +1393,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2098 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2115 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1395,7 +1417,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2127 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2144 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1403,7 +1425,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2140 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2157 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1415,19 +1437,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2153 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2170 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2165 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2182 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2178 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2195 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1446,7 +1468,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2200 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2217 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1456,14 +1478,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2221 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2238 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2234 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2251 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1471,7 +1493,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2249 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2266 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1479,21 +1501,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2265 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2282 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2278 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2295 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2293 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2310 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1513,7 +1535,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2310 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2327 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1527,7 +1549,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2327 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2344 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1542,7 +1564,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2349 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2366 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1557,7 +1579,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2367 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2384 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1572,7 +1594,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2387 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2404 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1586,7 +1608,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2404 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2421 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1600,7 +1622,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2422 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2439 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1615,7 +1637,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2440 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2457 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1630,7 +1652,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2459 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2476 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1645,7 +1667,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2477 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2494 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1660,7 +1682,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2498 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2515 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1675,7 +1697,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2516 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2533 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1690,7 +1712,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2535 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2552 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1753,271 +1775,271 @@ export const table: SurfaceTable = {
       ],
       "task_complete": [
         { rule: "codex-eventmsg#task-complete", line: 288, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 365, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 403, run: r_task_complete_unnamed },
+        { rule: "codex-eventmsg#task-complete-submission", line: 366, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 405, run: r_task_complete_unnamed },
       ],
       "turn_complete": [
         { rule: "codex-eventmsg#task-complete", line: 288, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 365, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 403, run: r_task_complete_unnamed },
+        { rule: "codex-eventmsg#task-complete-submission", line: 366, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 405, run: r_task_complete_unnamed },
       ],
       "turn_aborted": [
-        { rule: "codex-eventmsg#turn-aborted", line: 428, run: r_turn_aborted },
-        { rule: "codex-eventmsg#turn-aborted-submission", line: 462, run: r_turn_aborted_submission },
-        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 486, run: r_turn_aborted_unnamed },
+        { rule: "codex-eventmsg#turn-aborted", line: 431, run: r_turn_aborted },
+        { rule: "codex-eventmsg#turn-aborted-submission", line: 466, run: r_turn_aborted_submission },
+        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 491, run: r_turn_aborted_unnamed },
       ],
       "turn_diff": [
-        { rule: "codex-eventmsg#turn-diff", line: 508, run: r_turn_diff },
+        { rule: "codex-eventmsg#turn-diff", line: 514, run: r_turn_diff },
       ],
       "plan_update": [
-        { rule: "codex-eventmsg#plan-update", line: 544, run: r_plan_update },
+        { rule: "codex-eventmsg#plan-update", line: 550, run: r_plan_update },
       ],
       "plan_delta": [
-        { rule: "codex-eventmsg#plan-delta", line: 556, run: r_plan_delta },
+        { rule: "codex-eventmsg#plan-delta", line: 562, run: r_plan_delta },
       ],
       "token_count": [
-        { rule: "codex-eventmsg#token-count", line: 571, run: r_token_count },
+        { rule: "codex-eventmsg#token-count", line: 577, run: r_token_count },
       ],
       "error": [
-        { rule: "codex-eventmsg#error", line: 592, run: r_error },
+        { rule: "codex-eventmsg#error", line: 598, run: r_error },
       ],
       "stream_error": [
-        { rule: "codex-eventmsg#stream-error", line: 606, run: r_stream_error },
+        { rule: "codex-eventmsg#stream-error", line: 612, run: r_stream_error },
       ],
       "warning": [
-        { rule: "codex-eventmsg#warning", line: 618, run: r_warning },
+        { rule: "codex-eventmsg#warning", line: 624, run: r_warning },
       ],
       "guardian_warning": [
-        { rule: "codex-eventmsg#guardian-warning", line: 629, run: r_guardian_warning },
+        { rule: "codex-eventmsg#guardian-warning", line: 635, run: r_guardian_warning },
       ],
       "deprecation_notice": [
-        { rule: "codex-eventmsg#deprecation-notice", line: 655, run: r_deprecation_notice },
+        { rule: "codex-eventmsg#deprecation-notice", line: 661, run: r_deprecation_notice },
       ],
       "model_reroute": [
-        { rule: "codex-eventmsg#model-reroute", line: 668, run: r_model_reroute },
+        { rule: "codex-eventmsg#model-reroute", line: 674, run: r_model_reroute },
       ],
       "model_verification": [
-        { rule: "codex-eventmsg#model-verification", line: 681, run: r_model_verification },
+        { rule: "codex-eventmsg#model-verification", line: 687, run: r_model_verification },
       ],
       "safety_buffering": [
-        { rule: "codex-eventmsg#safety-buffering", line: 694, run: r_safety_buffering },
+        { rule: "codex-eventmsg#safety-buffering", line: 700, run: r_safety_buffering },
       ],
       "auth_recovery_started": [
-        { rule: "codex-eventmsg#auth-recovery-started", line: 709, run: r_auth_recovery_started },
+        { rule: "codex-eventmsg#auth-recovery-started", line: 715, run: r_auth_recovery_started },
       ],
       "auth_recovery_completed": [
-        { rule: "codex-eventmsg#auth-recovery-completed", line: 721, run: r_auth_recovery_completed },
+        { rule: "codex-eventmsg#auth-recovery-completed", line: 727, run: r_auth_recovery_completed },
       ],
       "context_compacted": [
-        { rule: "codex-eventmsg#context-compacted", line: 734, run: r_context_compacted },
+        { rule: "codex-eventmsg#context-compacted", line: 740, run: r_context_compacted },
       ],
       "thread_rolled_back": [
-        { rule: "codex-eventmsg#thread-rolled-back", line: 747, run: r_thread_rolled_back },
+        { rule: "codex-eventmsg#thread-rolled-back", line: 753, run: r_thread_rolled_back },
       ],
       "thread_goal_updated": [
-        { rule: "codex-eventmsg#thread-goal-updated", line: 778, run: r_thread_goal_updated },
+        { rule: "codex-eventmsg#thread-goal-updated", line: 784, run: r_thread_goal_updated },
       ],
       "thread_settings_applied": [
-        { rule: "codex-eventmsg#thread-settings-applied", line: 792, run: r_thread_settings_applied },
+        { rule: "codex-eventmsg#thread-settings-applied", line: 798, run: r_thread_settings_applied },
       ],
       "environment_connected": [
-        { rule: "codex-eventmsg#environment-connected", line: 803, run: r_environment_connected },
+        { rule: "codex-eventmsg#environment-connected", line: 809, run: r_environment_connected },
       ],
       "environment_disconnected": [
-        { rule: "codex-eventmsg#environment-disconnected", line: 816, run: r_environment_disconnected },
+        { rule: "codex-eventmsg#environment-disconnected", line: 822, run: r_environment_disconnected },
       ],
       "agent_message_content_delta": [
-        { rule: "codex-eventmsg#agent-message-content-delta", line: 830, run: r_agent_message_content_delta },
+        { rule: "codex-eventmsg#agent-message-content-delta", line: 836, run: r_agent_message_content_delta },
       ],
       "agent_message": [
-        { rule: "codex-eventmsg#agent-message-restored", line: 875, run: r_agent_message_restored },
-        { rule: "codex-eventmsg#agent-message", line: 938, run: r_agent_message },
-        { rule: "codex-eventmsg#agent-message-unkeyed", line: 976, run: r_agent_message_unkeyed },
+        { rule: "codex-eventmsg#agent-message-restored", line: 881, run: r_agent_message_restored },
+        { rule: "codex-eventmsg#agent-message", line: 944, run: r_agent_message },
+        { rule: "codex-eventmsg#agent-message-unkeyed", line: 982, run: r_agent_message_unkeyed },
       ],
       "user_message": [
-        { rule: "codex-eventmsg#user-message", line: 993, run: r_user_message },
+        { rule: "codex-eventmsg#user-message", line: 999, run: r_user_message },
       ],
       "reasoning_content_delta": [
-        { rule: "codex-eventmsg#reasoning-content-delta", line: 1020, run: r_reasoning_content_delta },
+        { rule: "codex-eventmsg#reasoning-content-delta", line: 1026, run: r_reasoning_content_delta },
       ],
       "reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1039, run: r_reasoning_raw_content_delta },
+        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1045, run: r_reasoning_raw_content_delta },
       ],
       "agent_reasoning": [
-        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1099, run: r_agent_reasoning_restored },
-        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1129, run: r_agent_reasoning_streamed },
-        { rule: "codex-eventmsg#agent-reasoning", line: 1161, run: r_agent_reasoning },
+        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1105, run: r_agent_reasoning_restored },
+        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1135, run: r_agent_reasoning_streamed },
+        { rule: "codex-eventmsg#agent-reasoning", line: 1167, run: r_agent_reasoning },
       ],
       "agent_reasoning_raw_content": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1181, run: r_agent_reasoning_raw_content_restored },
-        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1209, run: r_agent_reasoning_raw_content },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1187, run: r_agent_reasoning_raw_content_restored },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1215, run: r_agent_reasoning_raw_content },
       ],
       "agent_reasoning_section_break": [
-        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1230, run: r_agent_reasoning_section_break },
+        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1236, run: r_agent_reasoning_section_break },
       ],
       "item_started": [
-        { rule: "codex-eventmsg#item-started", line: 1252, run: r_item_started },
+        { rule: "codex-eventmsg#item-started", line: 1258, run: r_item_started },
       ],
       "item_completed": [
-        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1283, run: r_item_completed_agent_message_restored },
-        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1314, run: r_item_completed_reasoning_restored },
-        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1391, run: r_item_completed_plan_restored },
-        { rule: "codex-eventmsg#item-completed-restored", line: 1424, run: r_item_completed_restored },
-        { rule: "codex-eventmsg#item-completed-agent-message", line: 1463, run: r_item_completed_agent_message },
-        { rule: "codex-eventmsg#item-completed-reasoning", line: 1487, run: r_item_completed_reasoning },
-        { rule: "codex-eventmsg#item-completed-plan", line: 1512, run: r_item_completed_plan },
-        { rule: "codex-eventmsg#item-completed", line: 1536, run: r_item_completed },
+        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1289, run: r_item_completed_agent_message_restored },
+        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1320, run: r_item_completed_reasoning_restored },
+        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1397, run: r_item_completed_plan_restored },
+        { rule: "codex-eventmsg#item-completed-restored", line: 1430, run: r_item_completed_restored },
+        { rule: "codex-eventmsg#item-completed-agent-message", line: 1469, run: r_item_completed_agent_message },
+        { rule: "codex-eventmsg#item-completed-reasoning", line: 1493, run: r_item_completed_reasoning },
+        { rule: "codex-eventmsg#item-completed-plan", line: 1518, run: r_item_completed_plan },
+        { rule: "codex-eventmsg#item-completed", line: 1542, run: r_item_completed },
       ],
       "exec_command_begin": [
-        { rule: "codex-eventmsg#exec-command-begin", line: 1571, run: r_exec_command_begin },
+        { rule: "codex-eventmsg#exec-command-begin", line: 1577, run: r_exec_command_begin },
       ],
       "exec_command_output_delta": [
-        { rule: "codex-eventmsg#exec-command-output-delta", line: 1602, run: r_exec_command_output_delta },
+        { rule: "codex-eventmsg#exec-command-output-delta", line: 1609, run: r_exec_command_output_delta },
       ],
       "terminal_interaction": [
-        { rule: "codex-eventmsg#terminal-interaction", line: 1619, run: r_terminal_interaction },
+        { rule: "codex-eventmsg#terminal-interaction", line: 1626, run: r_terminal_interaction },
       ],
       "exec_command_end": [
-        { rule: "codex-eventmsg#exec-command-end", line: 1635, run: r_exec_command_end },
+        { rule: "codex-eventmsg#exec-command-end", line: 1642, run: r_exec_command_end },
       ],
       "exec_approval_request": [
-        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1679, run: r_exec_approval_request_subcommand },
-        { rule: "codex-eventmsg#exec-approval-request", line: 1701, run: r_exec_approval_request },
+        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1687, run: r_exec_approval_request_subcommand },
+        { rule: "codex-eventmsg#exec-approval-request", line: 1710, run: r_exec_approval_request },
       ],
       "apply_patch_approval_request": [
-        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1722, run: r_apply_patch_approval_request },
+        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1732, run: r_apply_patch_approval_request },
       ],
       "request_permissions": [
-        { rule: "codex-eventmsg#request-permissions", line: 1743, run: r_request_permissions },
+        { rule: "codex-eventmsg#request-permissions", line: 1754, run: r_request_permissions },
       ],
       "request_user_input": [
-        { rule: "codex-eventmsg#request-user-input", line: 1759, run: r_request_user_input },
+        { rule: "codex-eventmsg#request-user-input", line: 1770, run: r_request_user_input },
       ],
       "elicitation_request": [
-        { rule: "codex-eventmsg#elicitation-request", line: 1784, run: r_elicitation_request },
+        { rule: "codex-eventmsg#elicitation-request", line: 1798, run: r_elicitation_request },
       ],
       "elicitation_abandoned": [
-        { rule: "codex-eventmsg#elicitation-abandoned", line: 1800, run: r_elicitation_abandoned },
+        { rule: "codex-eventmsg#elicitation-abandoned", line: 1814, run: r_elicitation_abandoned },
       ],
       "patch_apply_begin": [
-        { rule: "codex-eventmsg#patch-apply-begin", line: 1821, run: r_patch_apply_begin },
+        { rule: "codex-eventmsg#patch-apply-begin", line: 1836, run: r_patch_apply_begin },
       ],
       "patch_apply_updated": [
-        { rule: "codex-eventmsg#patch-apply-updated", line: 1859, run: r_patch_apply_updated },
+        { rule: "codex-eventmsg#patch-apply-updated", line: 1875, run: r_patch_apply_updated },
       ],
       "patch_apply_end": [
-        { rule: "codex-eventmsg#patch-apply-end", line: 1874, run: r_patch_apply_end },
+        { rule: "codex-eventmsg#patch-apply-end", line: 1890, run: r_patch_apply_end },
       ],
       "mcp_tool_call_begin": [
-        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1935, run: r_mcp_tool_call_begin },
+        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1952, run: r_mcp_tool_call_begin },
       ],
       "mcp_tool_call_end": [
-        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1954, run: r_mcp_tool_call_end },
+        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1971, run: r_mcp_tool_call_end },
       ],
       "web_search_begin": [
-        { rule: "codex-eventmsg#web-search-begin", line: 1980, run: r_web_search_begin },
+        { rule: "codex-eventmsg#web-search-begin", line: 1997, run: r_web_search_begin },
       ],
       "web_search_end": [
-        { rule: "codex-eventmsg#web-search-end", line: 1994, run: r_web_search_end },
+        { rule: "codex-eventmsg#web-search-end", line: 2011, run: r_web_search_end },
       ],
       "image_generation_begin": [
-        { rule: "codex-eventmsg#image-generation-begin", line: 2012, run: r_image_generation_begin },
+        { rule: "codex-eventmsg#image-generation-begin", line: 2029, run: r_image_generation_begin },
       ],
       "image_generation_end": [
-        { rule: "codex-eventmsg#image-generation-end", line: 2027, run: r_image_generation_end },
+        { rule: "codex-eventmsg#image-generation-end", line: 2044, run: r_image_generation_end },
       ],
       "view_image_tool_call": [
-        { rule: "codex-eventmsg#view-image-tool-call", line: 2047, run: r_view_image_tool_call },
+        { rule: "codex-eventmsg#view-image-tool-call", line: 2064, run: r_view_image_tool_call },
       ],
       "dynamic_tool_call_request": [
-        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2072, run: r_dynamic_tool_call_request },
+        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2089, run: r_dynamic_tool_call_request },
       ],
       "dynamic_tool_call_response": [
-        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2098, run: r_dynamic_tool_call_response },
+        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2115, run: r_dynamic_tool_call_response },
       ],
       "hook_started": [
-        { rule: "codex-eventmsg#hook-started", line: 2127, run: r_hook_started },
+        { rule: "codex-eventmsg#hook-started", line: 2144, run: r_hook_started },
       ],
       "hook_completed": [
-        { rule: "codex-eventmsg#hook-completed", line: 2140, run: r_hook_completed },
+        { rule: "codex-eventmsg#hook-completed", line: 2157, run: r_hook_completed },
       ],
       "mcp_startup_update": [
-        { rule: "codex-eventmsg#mcp-startup-update", line: 2153, run: r_mcp_startup_update },
+        { rule: "codex-eventmsg#mcp-startup-update", line: 2170, run: r_mcp_startup_update },
       ],
       "mcp_startup_complete": [
-        { rule: "codex-eventmsg#mcp-startup-complete", line: 2165, run: r_mcp_startup_complete },
+        { rule: "codex-eventmsg#mcp-startup-complete", line: 2182, run: r_mcp_startup_complete },
       ],
       "entered_review_mode": [
-        { rule: "codex-eventmsg#entered-review-mode", line: 2178, run: r_entered_review_mode },
+        { rule: "codex-eventmsg#entered-review-mode", line: 2195, run: r_entered_review_mode },
       ],
       "exited_review_mode": [
-        { rule: "codex-eventmsg#exited-review-mode", line: 2200, run: r_exited_review_mode },
+        { rule: "codex-eventmsg#exited-review-mode", line: 2217, run: r_exited_review_mode },
       ],
       "realtime_conversation_started": [
-        { rule: "codex-eventmsg#realtime-conversation-started", line: 2221, run: r_realtime_conversation_started },
+        { rule: "codex-eventmsg#realtime-conversation-started", line: 2238, run: r_realtime_conversation_started },
       ],
       "realtime_conversation_realtime": [
-        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2234, run: r_realtime_conversation_audio },
-        { rule: "codex-eventmsg#realtime-conversation-error", line: 2249, run: r_realtime_conversation_error },
-        { rule: "codex-eventmsg#realtime-conversation-item", line: 2265, run: r_realtime_conversation_item },
+        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2251, run: r_realtime_conversation_audio },
+        { rule: "codex-eventmsg#realtime-conversation-error", line: 2266, run: r_realtime_conversation_error },
+        { rule: "codex-eventmsg#realtime-conversation-item", line: 2282, run: r_realtime_conversation_item },
       ],
       "realtime_conversation_closed": [
-        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2278, run: r_realtime_conversation_closed },
+        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2295, run: r_realtime_conversation_closed },
       ],
       "guardian_assessment": [
-        { rule: "codex-eventmsg#guardian-assessment", line: 2293, run: r_guardian_assessment },
+        { rule: "codex-eventmsg#guardian-assessment", line: 2310, run: r_guardian_assessment },
       ],
       "collab_agent_spawn_begin": [
-        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2310, run: r_collab_agent_spawn_begin },
+        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2327, run: r_collab_agent_spawn_begin },
       ],
       "collab_agent_spawn_end": [
-        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2327, run: r_collab_agent_spawn_end },
+        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2344, run: r_collab_agent_spawn_end },
       ],
       "collab_agent_interaction_begin": [
-        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2349, run: r_collab_agent_interaction_begin },
+        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2366, run: r_collab_agent_interaction_begin },
       ],
       "collab_agent_interaction_end": [
-        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2367, run: r_collab_agent_interaction_end },
+        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2384, run: r_collab_agent_interaction_end },
       ],
       "collab_waiting_begin": [
-        { rule: "codex-eventmsg#collab-waiting-begin", line: 2387, run: r_collab_waiting_begin },
+        { rule: "codex-eventmsg#collab-waiting-begin", line: 2404, run: r_collab_waiting_begin },
       ],
       "collab_waiting_end": [
-        { rule: "codex-eventmsg#collab-waiting-end", line: 2404, run: r_collab_waiting_end },
+        { rule: "codex-eventmsg#collab-waiting-end", line: 2421, run: r_collab_waiting_end },
       ],
       "collab_close_begin": [
-        { rule: "codex-eventmsg#collab-close-begin", line: 2422, run: r_collab_close_begin },
+        { rule: "codex-eventmsg#collab-close-begin", line: 2439, run: r_collab_close_begin },
       ],
       "collab_close_end": [
-        { rule: "codex-eventmsg#collab-close-end", line: 2440, run: r_collab_close_end },
+        { rule: "codex-eventmsg#collab-close-end", line: 2457, run: r_collab_close_end },
       ],
       "collab_resume_begin": [
-        { rule: "codex-eventmsg#collab-resume-begin", line: 2459, run: r_collab_resume_begin },
+        { rule: "codex-eventmsg#collab-resume-begin", line: 2476, run: r_collab_resume_begin },
       ],
       "collab_resume_end": [
-        { rule: "codex-eventmsg#collab-resume-end", line: 2477, run: r_collab_resume_end },
+        { rule: "codex-eventmsg#collab-resume-end", line: 2494, run: r_collab_resume_end },
       ],
       "sub_agent_activity": [
-        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2498, run: r_sub_agent_activity_started },
-        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2516, run: r_sub_agent_activity_ended },
-        { rule: "codex-eventmsg#sub-agent-activity", line: 2535, run: r_sub_agent_activity },
+        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2515, run: r_sub_agent_activity_started },
+        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2533, run: r_sub_agent_activity_ended },
+        { rule: "codex-eventmsg#sub-agent-activity", line: 2552, run: r_sub_agent_activity },
       ],
     },
     legacy: {
       "background_event": [
-        { rule: "codex-eventmsg#background-event", line: 642, run: r_background_event },
+        { rule: "codex-eventmsg#background-event", line: 648, run: r_background_event },
       ],
       "thread_name_updated": [
-        { rule: "codex-eventmsg#thread-name-updated", line: 760, run: r_thread_name_updated },
+        { rule: "codex-eventmsg#thread-name-updated", line: 766, run: r_thread_name_updated },
       ],
       "agent_message_delta": [
-        { rule: "codex-eventmsg#agent-message-delta", line: 846, run: r_agent_message_delta },
+        { rule: "codex-eventmsg#agent-message-delta", line: 852, run: r_agent_message_delta },
       ],
       "agent_reasoning_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1056, run: r_agent_reasoning_delta },
+        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1062, run: r_agent_reasoning_delta },
       ],
       "agent_reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1077, run: r_agent_reasoning_raw_content_delta },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1083, run: r_agent_reasoning_raw_content_delta },
       ],
     },
   },
@@ -2043,14 +2065,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2551)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2554)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2557)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2560)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2563)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2566)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2569)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2572)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2568)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2571)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2574)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2577)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2580)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2583)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2586)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2589)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

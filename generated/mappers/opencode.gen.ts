@@ -6,6 +6,7 @@ import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable,
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
+import * as h_questions from "../../mappings/helpers/questions.js";
 import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
@@ -836,35 +837,43 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.ref(ID_item_use_2, cx.varAt(`call:${m.properties?.tool?.callID}`));
   cx.ref(ID_request_open, m.properties?.id);
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m.properties?.questions });
+  if (cx.isNew("request")) cx.emit("user-input.requested", {
+    questions: h_questions.questionsOf(m.properties?.questions, { id: "#", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiple", freeText: "custom", freeTextDefault: true }),
+    data: m.properties?.questions,
+  });
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: str(m.properties?.questions?.[0]?.question),
     args: m.properties,
+    questions: h_questions.questionsOf(m.properties?.questions, { id: "#", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiple", freeText: "custom", freeTextDefault: true }),
   });
   return true;
 }
 
-/** mappings/opencode.yaml:1086 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1089 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.ref(ID_request_close_2, m.properties?.requestID);
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.properties?.answers });
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
+    answers: h_questions.answersFromLists(m.properties?.answers),
+    data: m.properties?.answers,
+  });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_decision("answered"),
+    answers: h_questions.answersFromLists(m.properties?.answers),
     resolution: m.properties,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:1108 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1113 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.ref(ID_request_close_2, m.properties?.requestID);
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: [] });
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {});
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_decision("rejected"),
@@ -993,16 +1002,16 @@ export const table: SurfaceTable = {
         { rule: "opencode#question-asked", line: 1056, run: r_question_asked },
       ],
       "question.replied": [
-        { rule: "opencode#question-replied", line: 1086, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1089, run: r_question_replied },
       ],
       "question.v2.replied": [
-        { rule: "opencode#question-replied", line: 1086, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1089, run: r_question_replied },
       ],
       "question.rejected": [
-        { rule: "opencode#question-rejected", line: 1108, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1113, run: r_question_rejected },
       ],
       "question.v2.rejected": [
-        { rule: "opencode#question-rejected", line: 1108, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1113, run: r_question_rejected },
       ],
     },
   },
@@ -1079,15 +1088,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1131)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1134)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1137)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1140)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1143)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1146)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1149)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1152)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1155)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1135)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1138)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1141)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1144)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1147)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1150)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1153)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1156)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1159)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },

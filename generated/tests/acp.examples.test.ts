@@ -164,10 +164,10 @@ describe("acp: table examples (mappings/acp.yaml)", () => {
     check([{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"bash","kind":"execute","status":"pending"}}},{"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","kind":"execute"},"options":[{"optionId":"once","name":"Allow once","kind":"allow_once"}]}}], {"direction":"out","message":{"id":0,"result":{"outcome":{"outcome":"cancelled"}}}}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
   it("elicitation-request #1 (mappings/acp.yaml:1431)", () => {
-    check([], {"id":5,"method":"elicitation/create","params":{"sessionId":"s1","mode":"form","message":"Which branch?","requestedSchema":{"type":"object","properties":{"branch":{"type":"string"}}}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Which branch?"}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Which branch?"}}}]);
+    check([], {"id":5,"method":"elicitation/create","params":{"sessionId":"s1","mode":"form","message":"Which branch?","requestedSchema":{"type":"object","properties":{"branch":{"type":"string"}}}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Which branch?"}},{"type":"user-input.requested","ids":["request"],"payload":{"data":{"message":"Which branch?"}}}]);
   });
   it("elicitation-response #1 (mappings/acp.yaml:1454)", () => {
-    check([{"id":5,"method":"elicitation/create","params":{"sessionId":"s1","mode":"form","message":"Which branch?","requestedSchema":{"type":"object","properties":{}}}}], {"direction":"out","message":{"id":5,"result":{"action":"accept","content":{"branch":"main"}}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"action":"accept","content":{"branch":"main"}}}}]);
+    check([{"id":5,"method":"elicitation/create","params":{"sessionId":"s1","mode":"form","message":"Which branch?","requestedSchema":{"type":"object","properties":{}}}}], {"direction":"out","message":{"id":5,"result":{"action":"accept","content":{"branch":"main"}}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"data":{"action":"accept","content":{"branch":"main"}}}}]);
   });
   it("an error answer to an extension request comes here (the longer `cursor/*` pattern row wants a result) (mappings/acp.yaml:1479)", () => {
     check([{"id":9,"method":"cursor/new_request","params":{}}], {"direction":"out","message":{"id":9,"error":{"code":-32601,"message":"Method not found"}}}, [{"type":"runtime.warning","payload":{"message":"Method not found","detail":{"code":-32601}}}]);
@@ -178,142 +178,142 @@ describe("acp: table examples (mappings/acp.yaml)", () => {
   it("agent-request-failed #3 (mappings/acp.yaml:1488)", () => {
     check([{"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","kind":"execute"},"options":[]}}], {"direction":"out","message":{"id":0,"error":{"code":-32603,"message":"no UI"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}},{"type":"runtime.warning","payload":{"message":"no UI"}}]);
   });
-  it("cursor-ask-question #1 (mappings/acp.yaml:1521)", () => {
-    check([{"direction":"out","message":{"id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}},{"direction":"in","message":{"id":1,"result":{"sessionId":"s1"}}}], {"id":7,"method":"cursor/ask_question","params":{"toolCallId":"t1","title":"Database","questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"},{"id":"my","label":"MySQL"}],"allowMultiple":false}]}}, [{"type":"request.opened","ids":["thread","item","request"],"payload":{"requestType":"tool_user_input","detail":"Database","args":{"toolCallId":"t1"}}},{"type":"user-input.requested","ids":["thread","item","request"],"payload":{"questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg"},{"id":"my"}]}]}}]);
+  it("cursor-ask-question #1 (mappings/acp.yaml:1523)", () => {
+    check([{"direction":"out","message":{"id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}},{"direction":"in","message":{"id":1,"result":{"sessionId":"s1"}}}], {"id":7,"method":"cursor/ask_question","params":{"toolCallId":"t1","title":"Database","questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"},{"id":"my","label":"MySQL"}],"allowMultiple":false}]}}, [{"type":"request.opened","ids":["thread","item","request"],"payload":{"requestType":"tool_user_input","detail":"Database","args":{"toolCallId":"t1"}}},{"type":"user-input.requested","ids":["thread","item","request"],"payload":{"questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"},{"id":"my","label":"MySQL"}],"multiSelect":false,"freeText":false}]}}]);
   });
-  it("cursor-ask-question-answer #1 (mappings/acp.yaml:1546)", () => {
-    check([{"id":7,"method":"cursor/ask_question","params":{"toolCallId":"t1","questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"}]}]}}], {"direction":"out","message":{"id":7,"result":{"outcome":{"outcome":"answered","answers":[{"questionId":"q1","selectedOptionIds":["pg"]}]}}}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","ids":["item","request"],"payload":{"answers":{"outcome":"answered","answers":[{"questionId":"q1","selectedOptionIds":["pg"]}]}}}]);
+  it("cursor-ask-question-answer #1 (mappings/acp.yaml:1550)", () => {
+    check([{"id":7,"method":"cursor/ask_question","params":{"toolCallId":"t1","questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"}]}]}}], {"direction":"out","message":{"id":7,"result":{"outcome":{"outcome":"answered","answers":[{"questionId":"q1","selectedOptionIds":["pg"]}]}}}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"tool_user_input","decision":"answered","answers":{"q1":["pg"]}}},{"type":"user-input.resolved","ids":["item","request"],"payload":{"answers":{"q1":["pg"]},"data":{"outcome":"answered","answers":[{"questionId":"q1","selectedOptionIds":["pg"]}]}}}]);
   });
-  it("cursor-ask-question-answer #2 (mappings/acp.yaml:1551)", () => {
-    check([{"id":7,"method":"cursor/ask_question","params":{"questions":[]}}], {"direction":"out","message":{"id":7,"result":{"outcome":{"outcome":"skipped","reason":"no UI"}}}}, [{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"cancelled"}},{"type":"user-input.resolved","payload":{"answers":{"outcome":"skipped","reason":"no UI"}}}]);
+  it("cursor-ask-question-answer #2 (mappings/acp.yaml:1555)", () => {
+    check([{"id":7,"method":"cursor/ask_question","params":{"questions":[]}}], {"direction":"out","message":{"id":7,"result":{"outcome":{"outcome":"skipped","reason":"no UI"}}}}, [{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"cancelled"}},{"type":"user-input.resolved","payload":{"data":{"outcome":"skipped","reason":"no UI"}}}]);
   });
-  it("cursor-create-plan #1 (mappings/acp.yaml:1585)", () => {
+  it("cursor-create-plan #1 (mappings/acp.yaml:1589)", () => {
     check([], {"id":8,"method":"cursor/create_plan","params":{"toolCallId":"t2","name":"Add auth","overview":"JWT login","plan":"# Plan\n1. Add route","todos":[{"id":"a","content":"Add route","status":"pending"},{"id":"b","content":"Write tests","status":"in_progress"}]}}, [{"type":"turn.plan.updated","ids":["item","request"],"payload":{"explanation":"JWT login","plan":[{"step":"Add route","status":"pending"},{"step":"Write tests","status":"inProgress"}]}},{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"tool_user_input","detail":"Add auth","args":{"plan":"# Plan\n1. Add route"}}}]);
   });
-  it("cursor-create-plan-answer #1 (mappings/acp.yaml:1606)", () => {
+  it("cursor-create-plan-answer #1 (mappings/acp.yaml:1610)", () => {
     check([{"id":8,"method":"cursor/create_plan","params":{"toolCallId":"t2","plan":"p","todos":[]}}], {"direction":"out","message":{"id":8,"result":{"outcome":{"outcome":"rejected","reason":"too big"}}}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"tool_user_input","decision":"reject_once","resolution":{"outcome":{"outcome":"rejected","reason":"too big"}}}}]);
   });
-  it("cursor-update-todos #1 (mappings/acp.yaml:1623)", () => {
+  it("cursor-update-todos #1 (mappings/acp.yaml:1627)", () => {
     check([], {"method":"cursor/update_todos","params":{"toolCallId":"t3","merge":false,"todos":[{"id":"a","content":"Read code","status":"completed"},{"id":"b","content":"Fix bug","status":"pending"},{"id":"c","content":"Old idea","status":"cancelled"}]}}, [{"type":"turn.plan.updated","payload":{"plan":[{"step":"Read code","status":"completed"},{"step":"Fix bug","status":"pending"},{"step":"Old idea","status":"completed"}]}}]);
   });
-  it("merge updates the known todos by id and keeps the others (mappings/acp.yaml:1626)", () => {
+  it("merge updates the known todos by id and keeps the others (mappings/acp.yaml:1630)", () => {
     check([{"method":"cursor/update_todos","params":{"toolCallId":"t3","merge":false,"todos":[{"id":"a","content":"Read code","status":"completed"},{"id":"b","content":"Fix bug","status":"pending"}]}}], {"method":"cursor/update_todos","params":{"toolCallId":"t4","merge":true,"todos":[{"id":"b","content":"Fix bug","status":"in_progress"},{"id":"d","content":"Test","status":"pending"}]}}, [{"type":"turn.plan.updated","payload":{"plan":[{"step":"Read code","status":"completed"},{"step":"Fix bug","status":"inProgress"},{"step":"Test","status":"pending"}]}}]);
   });
-  it("cursor-task-completed #1 (mappings/acp.yaml:1656)", () => {
+  it("cursor-task-completed #1 (mappings/acp.yaml:1660)", () => {
     check([], {"method":"cursor/task","params":{"toolCallId":"t5","description":"Explore the repo","prompt":"Find the auth code","subagentType":"explore","model":"fast","agentId":"ag1","durationMs":5120}}, [{"type":"task.started","ids":["parent"],"payload":{"description":"Explore the repo","taskType":"explore"}},{"type":"task.completed","ids":["parent"],"payload":{"status":"completed","summary":"Explore the repo","usage":{"durationMs":5120}}}]);
   });
-  it("a custom subagent type (mappings/acp.yaml:1660)", () => {
+  it("a custom subagent type (mappings/acp.yaml:1664)", () => {
     check([], {"method":"cursor/task","params":{"toolCallId":"t6","description":"Review","prompt":"p","subagentType":{"custom":"reviewer"},"durationMs":10}}, [{"type":"task.started","payload":{"taskType":"reviewer"}},{"type":"task.completed","payload":{"status":"completed"}}]);
   });
-  it("cursor-task #1 (mappings/acp.yaml:1685)", () => {
+  it("cursor-task #1 (mappings/acp.yaml:1689)", () => {
     check([], {"method":"cursor/task","params":{"toolCallId":"t7","description":"Run the tests","prompt":"npm test","subagentType":"shell"}}, [{"type":"task.started","ids":["parent"],"payload":{"description":"Run the tests","taskType":"shell"}}]);
   });
-  it("the completion of a started task (mappings/acp.yaml:1688)", () => {
+  it("the completion of a started task (mappings/acp.yaml:1692)", () => {
     check([{"method":"cursor/task","params":{"toolCallId":"t7","description":"Run the tests","prompt":"npm test","subagentType":"shell"}}], {"method":"cursor/task","params":{"toolCallId":"t7","description":"Run the tests","prompt":"npm test","subagentType":"shell","durationMs":900}}, [{"type":"task.completed","ids":["parent"],"payload":{"status":"completed"}}]);
   });
-  it("cursor-generate-image #1 (mappings/acp.yaml:1716)", () => {
+  it("cursor-generate-image #1 (mappings/acp.yaml:1720)", () => {
     check([], {"method":"cursor/generate_image","params":{"toolCallId":"t8","description":"a red fox","filePath":"/w/fox.png"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"image_view","status":"inProgress"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"image_view","status":"completed","title":"a red fox","detail":"/w/fox.png"}}]);
   });
-  it("extension-notification #1 (mappings/acp.yaml:1730)", () => {
+  it("extension-notification #1 (mappings/acp.yaml:1734)", () => {
     check([], {"method":"cursor/new_thing","params":{"x":1}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/new_thing","params":{"x":1}}}}]);
   });
-  it("extension-notification #2 (mappings/acp.yaml:1733)", () => {
+  it("extension-notification #2 (mappings/acp.yaml:1737)", () => {
     check([], {"method":"_zed/hint","params":{}}, [{"type":"runtime.warning","payload":{"detail":{"method":"_zed/hint"}}}]);
   });
-  it("extension-request #1 (mappings/acp.yaml:1746)", () => {
+  it("extension-request #1 (mappings/acp.yaml:1750)", () => {
     check([], {"id":9,"method":"cursor/new_request","params":{"a":"b"}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/new_request","id":9}}}]);
   });
-  it("extension-request-answer #1 (mappings/acp.yaml:1761)", () => {
+  it("extension-request-answer #1 (mappings/acp.yaml:1765)", () => {
     check([{"id":9,"method":"cursor/new_request","params":{}}], {"direction":"out","message":{"id":9,"result":{"ok":true}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/new_request","result":{"ok":true}}}}]);
   });
-  it("client-extension-request #1 (mappings/acp.yaml:1775)", () => {
+  it("client-extension-request #1 (mappings/acp.yaml:1779)", () => {
     check([], {"direction":"out","message":{"id":3,"method":"cursor/list_available_models","params":{}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/list_available_models","id":3}}}]);
   });
-  it("client-extension-answer #1 (mappings/acp.yaml:1790)", () => {
+  it("client-extension-answer #1 (mappings/acp.yaml:1794)", () => {
     check([{"direction":"out","message":{"id":3,"method":"cursor/list_available_models","params":{}}}], {"direction":"in","message":{"id":3,"result":{"models":[]}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/list_available_models","result":{"models":[]}}}}]);
   });
-  it("client-extension-notification #1 (mappings/acp.yaml:1804)", () => {
+  it("client-extension-notification #1 (mappings/acp.yaml:1808)", () => {
     check([], {"direction":"out","message":{"method":"_client/ping","params":{}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"_client/ping"}}}]);
   });
-  it("after a replay the agent answered early (no answer ends its last turn), the prompt ends that turn first (mappings/acp.yaml:1826)", () => {
+  it("after a replay the agent answered early (no answer ends its last turn), the prompt ends that turn first (mappings/acp.yaml:1830)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}},{"direction":"in","message":{"id":1,"result":{}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"Remember 42."}}}}], {"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"Which?"}]}}}, [{"type":"turn.completed","payload":{"state":"completed"}},{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","text":"Which?"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("prompt #1 (mappings/acp.yaml:1865)", () => {
+  it("prompt #1 (mappings/acp.yaml:1869)", () => {
     check([], {"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"Say hello."}]}}}, [{"type":"turn.started","ids":["thread","turn"],"payload":{}},{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"user_message","text":"Say hello."}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"user_message","status":"completed","text":"Say hello."}}]);
   });
-  it("a resource link is the item's input (mappings/acp.yaml:1870)", () => {
+  it("a resource link is the item's input (mappings/acp.yaml:1874)", () => {
     check([], {"direction":"out","message":{"id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"Read "},{"type":"resource_link","uri":"file:///w/a.md","name":"a.md"}]}}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","text":"Read ","input":[{"type":"resource_link","uri":"file:///w/a.md"}]}},{"type":"item.completed","payload":{"itemType":"user_message","text":"Read "}}]);
   });
-  it("nothing is emitted; the replayed user message then opens a turn (mappings/acp.yaml:1885)", () => {
+  it("nothing is emitted; the replayed user message then opens a turn (mappings/acp.yaml:1889)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("cancel #1 (mappings/acp.yaml:1905)", () => {
+  it("cancel #1 (mappings/acp.yaml:1909)", () => {
     check([], {"direction":"out","message":{"method":"session/cancel","params":{"sessionId":"s1"}}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"the client cancelled the prompt turn (session/cancel)"}}]);
   });
-  it("initialize-response #1 (mappings/acp.yaml:1924)", () => {
+  it("initialize-response #1 (mappings/acp.yaml:1928)", () => {
     check([{"direction":"out","message":{"id":0,"method":"initialize","params":{"protocolVersion":1}}}], {"direction":"in","message":{"id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[{"id":"login","name":"Login"}]}}}, [{"type":"session.configured","payload":{"config":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[{"id":"login"}]}}}]);
   });
-  it("authenticate-failed #1 (mappings/acp.yaml:1945)", () => {
+  it("authenticate-failed #1 (mappings/acp.yaml:1949)", () => {
     check([{"direction":"out","message":{"id":2,"method":"authenticate","params":{"methodId":"cursor_login"}}}], {"direction":"in","message":{"id":2,"error":{"code":-32000,"message":"Authentication required"}}}, [{"type":"auth.status","payload":{"isAuthenticating":false,"error":"Authentication required"}},{"type":"runtime.error","payload":{"class":"permission_error","message":"Authentication required"}}]);
   });
-  it("authenticate-response #1 (mappings/acp.yaml:1959)", () => {
+  it("authenticate-response #1 (mappings/acp.yaml:1963)", () => {
     check([{"direction":"out","message":{"id":2,"method":"authenticate","params":{"methodId":"cursor_login"}}}], {"direction":"in","message":{"id":2,"result":{}}}, [{"type":"auth.status","payload":{"isAuthenticating":false}}]);
   });
-  it("session-new-response #1 (mappings/acp.yaml:1987)", () => {
+  it("session-new-response #1 (mappings/acp.yaml:1991)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"result":{"sessionId":"s1","modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"}]}}}}, [{"type":"session.started","payload":{}},{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s1"}},{"type":"session.configured","payload":{"config":{"sessionId":"s1","modes":{"currentModeId":"ask"},"cwd":"/w"}}},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("the session's models (the session-model API's `models`, outside the pinned schema) and the current model (mappings/acp.yaml:1994)", () => {
+  it("the session's models (the session-model API's `models`, outside the pinned schema) and the current model (mappings/acp.yaml:1998)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"result":{"sessionId":"s1","models":{"availableModels":[{"modelId":"opus","name":"Opus"}],"currentModelId":"opus"}}}}, [{"type":"session.started"},{"type":"thread.started"},{"type":"session.configured","payload":{"config":{"models":{"currentModelId":"opus"}},"model":"opus"}},{"type":"session.state.changed"}]);
   });
-  it("session-load-response #1 (mappings/acp.yaml:2035)", () => {
+  it("session-load-response #1 (mappings/acp.yaml:2039)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"result":{}}}, [{"type":"session.started","payload":{"resume":{"sessionId":"s7","method":"session/load"}}},{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s7"}},{"type":"session.configured","payload":{"config":{"sessionId":"s7"}}},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("the answer ends the last replayed turn (mappings/acp.yaml:2042)", () => {
+  it("the answer ends the last replayed turn (mappings/acp.yaml:2046)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":"Hello."}}}}], {"direction":"in","message":{"id":1,"result":{}}}, [{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}},{"type":"session.started","payload":{"resume":{"sessionId":"s7","method":"session/load"}}},{"type":"session.configured"},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("session-load-failed #1 (mappings/acp.yaml:2079)", () => {
+  it("session-load-failed #1 (mappings/acp.yaml:2083)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"error":{"code":-32002,"message":"Session not found"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Session not found"}}]);
   });
-  it("a failure after part of the history was replayed ends the last replayed turn failed (mappings/acp.yaml:2083)", () => {
+  it("a failure after part of the history was replayed ends the last replayed turn failed (mappings/acp.yaml:2087)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}}], {"direction":"in","message":{"id":1,"error":{"code":-32603,"message":"Internal error"}}}, [{"type":"runtime.error","payload":{"message":"Internal error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"Internal error"}}]);
   });
-  it("session-close-response #1 (mappings/acp.yaml:2105)", () => {
+  it("session-close-response #1 (mappings/acp.yaml:2109)", () => {
     check([{"direction":"out","message":{"id":9,"method":"session/close","params":{"sessionId":"s1"}}}], {"direction":"in","message":{"id":9,"result":{}}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"closed","detail":{"method":"session/close"}}}]);
   });
-  it("set-mode-response #1 (mappings/acp.yaml:2123)", () => {
+  it("set-mode-response #1 (mappings/acp.yaml:2127)", () => {
     check([{"direction":"out","message":{"id":4,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}}], {"direction":"in","message":{"id":4,"result":{}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","currentModeId":"plan"}}}]);
   });
-  it("set-model-response #1 (mappings/acp.yaml:2141)", () => {
+  it("set-model-response #1 (mappings/acp.yaml:2145)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/set_model","params":{"sessionId":"s1","modelId":"opus"}}}], {"direction":"in","message":{"id":3,"result":{}}}, [{"type":"session.configured","ids":["thread"],"payload":{"config":{"sessionId":"s1","currentModelId":"opus"},"model":"opus"}}]);
   });
-  it("set-config-option-response #1 (mappings/acp.yaml:2158)", () => {
+  it("set-config-option-response #1 (mappings/acp.yaml:2162)", () => {
     check([{"direction":"out","message":{"id":4,"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m2"}}}], {"direction":"in","message":{"id":4,"result":{"configOptions":[{"id":"model","name":"Model","type":"select","currentValue":"m2","options":[]}]}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","configOptions":[{"currentValue":"m2"}]}}}]);
   });
-  it("prompt-failed #1 (mappings/acp.yaml:2185)", () => {
+  it("prompt-failed #1 (mappings/acp.yaml:2189)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"error":{"code":-32603,"message":"Internal error"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Internal error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"Internal error"}}]);
   });
-  it("prompt-response #1 (mappings/acp.yaml:2206)", () => {
+  it("prompt-response #1 (mappings/acp.yaml:2210)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"end_turn"}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("prompt-response #2 (mappings/acp.yaml:2210)", () => {
+  it("prompt-response #2 (mappings/acp.yaml:2214)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"cancelled"}}}, [{"type":"turn.completed","payload":{"state":"cancelled","stopReason":"cancelled"}}]);
   });
-  it("prompt-response #3 (mappings/acp.yaml:2214)", () => {
+  it("prompt-response #3 (mappings/acp.yaml:2218)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"refusal"}}}, [{"type":"turn.completed","payload":{"state":"failed","stopReason":"refusal"}}]);
   });
-  it("prompt-response #4 (mappings/acp.yaml:2218)", () => {
+  it("prompt-response #4 (mappings/acp.yaml:2222)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"max_tokens"}}}, [{"type":"turn.completed","payload":{"state":"completed","stopReason":"max_tokens"}}]);
   });
-  it("a tool call the turn left open is completed as failed first (mappings/acp.yaml:2222)", () => {
+  it("a tool call the turn left open is completed as failed first (mappings/acp.yaml:2226)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"sleep","kind":"execute"}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"cancelled"}}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"cancelled"}}]);
   });
-  it("the turn's text items complete with it (status completed), its open tool calls fail (mappings/acp.yaml:2230)", () => {
+  it("the turn's text items complete with it (status completed), its open tool calls fail (mappings/acp.yaml:2234)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"Hmm"}}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Hi"}}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"sleep","kind":"execute"}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"end_turn"}}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"reasoning","status":"completed"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("client-request-unsupported #1 (mappings/acp.yaml:2255)", () => {
+  it("client-request-unsupported #1 (mappings/acp.yaml:2259)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}}], {"direction":"in","message":{"id":3,"error":{"code":-32601,"message":"Method not found"}}}, [{"type":"runtime.warning","payload":{"message":"Method not found","detail":{"code":-32601}}}]);
   });
-  it("client-request-failed #1 (mappings/acp.yaml:2272)", () => {
+  it("client-request-failed #1 (mappings/acp.yaml:2276)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":3,"error":{"code":-32602,"message":"Invalid params"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Invalid params"}}]);
   });
 });

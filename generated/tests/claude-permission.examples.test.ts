@@ -20,10 +20,10 @@ describe("claude-permission: table examples (mappings/claude-permission.yaml)", 
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Write","input":{"file_path":"/w/b.py"},"tool_use_id":"toolu_4"}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval"}}]);
   });
   it("control-elicitation #1 (mappings/claude-permission.yaml:95)", () => {
-    check([], {"type":"control_request","request_id":"r7","request":{"subtype":"elicitation","mcp_server_name":"scripted","message":"Deploy where?","mode":"form","requested_schema":{"type":"object"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy where?"}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy where?"}}}]);
+    check([], {"type":"control_request","request_id":"r7","request":{"subtype":"elicitation","mcp_server_name":"scripted","message":"Deploy where?","mode":"form","requested_schema":{"type":"object"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy where?"}},{"type":"user-input.requested","ids":["request"],"payload":{"data":{"message":"Deploy where?"}}}]);
   });
   it("control-user-dialog #1 (mappings/claude-permission.yaml:109)", () => {
-    check([], {"type":"control_request","request_id":"r8","request":{"subtype":"request_user_dialog","dialog_kind":"refusal_fallback_prompt","payload":{"model":"m2"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialog_kind":"refusal_fallback_prompt"}}}]);
+    check([], {"type":"control_request","request_id":"r8","request":{"subtype":"request_user_dialog","dialog_kind":"refusal_fallback_prompt","payload":{"model":"m2"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"data":{"dialog_kind":"refusal_fallback_prompt"}}}]);
   });
   it("control-user-dialog #2 (mappings/claude-permission.yaml:113)", () => {
     check([{"type":"control_request","request_id":"r8","request":{"subtype":"request_user_dialog","dialog_kind":"k","payload":{}}}], {"type":"control_response","response":{"subtype":"success","request_id":"r8","response":{"behavior":"cancelled"}}}, [{"type":"request.resolved","payload":{"decision":"cancelled"}},{"type":"user-input.resolved"}]);

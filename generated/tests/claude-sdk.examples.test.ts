@@ -328,100 +328,100 @@ describe("claude-sdk: table examples (mappings/claude-sdk.yaml)", () => {
   it("prompt-suggestion #1 (mappings/claude-sdk.yaml:2078)", () => {
     check([], {"type":"prompt_suggestion","suggestion":"Run the tests","uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"promptSuggestion":"Run the tests"}}}]);
   });
-  it("permission-request #1 (mappings/claude-sdk.yaml:2102)", () => {
+  it("permission-request #1 (mappings/claude-sdk.yaml:2105)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm README.md"},"options":{"suggestions":[],"blockedPath":"/w/README.md","toolUseID":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"toolName":"Bash","input":{"command":"rm README.md"}}}}]);
   });
-  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:2105)", () => {
+  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:2108)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm -rf build"},"options":{"decisionReason":"rm is not allowed by the rules","toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"command_execution_approval","detail":"rm is not allowed by the rules"}}]);
   });
-  it("permission-request #3 (mappings/claude-sdk.yaml:2109)", () => {
+  it("permission-request #3 (mappings/claude-sdk.yaml:2112)", () => {
     check([], {"toolName":"Write","input":{"file_path":"/w/a.py","content":""},"options":{"blockedPath":"/w/a.py","toolUseID":"toolu_2"}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval","detail":"/w/a.py"}}]);
   });
-  it("permission-request #4 (mappings/claude-sdk.yaml:2112)", () => {
+  it("permission-request #4 (mappings/claude-sdk.yaml:2115)", () => {
     check([], {"toolName":"AskUserQuestion","input":{"questions":[]},"options":{"toolUseID":"toolu_3"}}, [{"type":"request.opened","payload":{"requestType":"tool_user_input"}}]);
   });
-  it("permission-request #5 (mappings/claude-sdk.yaml:2115)", () => {
+  it("permission-request #5 (mappings/claude-sdk.yaml:2118)", () => {
     check([], {"toolName":"Read","input":{"file_path":"/etc/passwd"},"options":{"toolUseID":"toolu_4"}}, [{"type":"request.opened","payload":{"requestType":"unknown"}}]);
   });
-  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:2118)", () => {
+  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:2121)", () => {
     check([], {"toolName":"mcp__github__create_issue","input":{"title":"x"},"options":{"toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"unknown","args":{"toolName":"mcp__github__create_issue"}}}]);
   });
-  it("permission-allow #1 (mappings/claude-sdk.yaml:2137)", () => {
+  it("permission-allow #1 (mappings/claude-sdk.yaml:2142)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_1"}}], {"behavior":"allow","updatedInput":{"command":"ls"}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"command_execution_approval","decision":"allow_once","resolution":{"behavior":"allow"}}}]);
   });
-  it("permission-allow #2 (mappings/claude-sdk.yaml:2142)", () => {
+  it("permission-allow #2 (mappings/claude-sdk.yaml:2147)", () => {
     check([], {"behavior":"allow","updatedInput":{}}, []);
   });
-  it("the turn then ends interrupted (mappings/claude-sdk.yaml:2163)", () => {
+  it("the turn then ends interrupted (mappings/claude-sdk.yaml:2168)", () => {
     check([{"direction":"out","message":{"type":"user","message":{"role":"user","content":"Delete it."},"parent_tool_use_id":null,"session_id":"s1"}},{"toolName":"Bash","input":{"command":"rm -rf x"},"options":{"toolUseID":"toolu_1"}},{"behavior":"deny","message":"Stop.","interrupt":true}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"interrupted"}},{"type":"runtime.error","payload":{"message":"error_during_execution"}}]);
   });
-  it("permission-deny #1 (mappings/claude-sdk.yaml:2187)", () => {
+  it("permission-deny #1 (mappings/claude-sdk.yaml:2192)", () => {
     check([{"toolName":"Edit","input":{},"options":{"toolUseID":"toolu_1"}}], {"behavior":"deny","message":"The user declined."}, [{"type":"request.resolved","payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"The user declined."}}}]);
   });
-  it("elicitation-request #1 (mappings/claude-sdk.yaml:2218)", () => {
-    check([], {"request":{"serverName":"scripted","message":"Deploy to which environment?","mode":"form","requestedSchema":{"type":"object","properties":{"environment":{"type":"string","enum":["staging","production"]}}}},"options":{"requestId":"r1"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy to which environment?","args":{"server":"scripted","mode":"form"}}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy to which environment?"}}}]);
+  it("elicitation-request #1 (mappings/claude-sdk.yaml:2223)", () => {
+    check([], {"request":{"serverName":"scripted","message":"Deploy to which environment?","mode":"form","requestedSchema":{"type":"object","properties":{"environment":{"type":"string","enum":["staging","production"]}}}},"options":{"requestId":"r1"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy to which environment?","args":{"server":"scripted","mode":"form"}}},{"type":"user-input.requested","ids":["request"],"payload":{"data":{"message":"Deploy to which environment?"}}}]);
   });
-  it("SDK 0.2.141 passes no request id (options hold only the signal) — a key of ours (mappings/claude-sdk.yaml:2222)", () => {
+  it("SDK 0.2.141 passes no request id (options hold only the signal) — a key of ours (mappings/claude-sdk.yaml:2227)", () => {
     check([], {"request":{"serverName":"scripted","message":"Deploy to which environment?","mode":"form"},"options":{}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy to which environment?"}},{"type":"user-input.requested","ids":["request"]}]);
   });
-  it("elicitation-result #1 (mappings/claude-sdk.yaml:2246)", () => {
-    check([{"request":{"serverName":"scripted","message":"Which?","mode":"form"},"options":{"requestId":"r1"}}], {"action":"accept","content":{"environment":"staging"}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"content":{"environment":"staging"}}}}]);
+  it("elicitation-result #1 (mappings/claude-sdk.yaml:2251)", () => {
+    check([{"request":{"serverName":"scripted","message":"Which?","mode":"form"},"options":{"requestId":"r1"}}], {"action":"accept","content":{"environment":"staging"}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"data":{"content":{"environment":"staging"}}}}]);
   });
-  it("user-dialog-request #1 (mappings/claude-sdk.yaml:2273)", () => {
-    check([], {"request":{"dialogKind":"refusal_fallback_prompt","payload":{"model":"m2"}},"options":{"requestId":"r2"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialogKind":"refusal_fallback_prompt"}}}]);
+  it("user-dialog-request #1 (mappings/claude-sdk.yaml:2278)", () => {
+    check([], {"request":{"dialogKind":"refusal_fallback_prompt","payload":{"model":"m2"}},"options":{"requestId":"r2"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"data":{"dialogKind":"refusal_fallback_prompt"}}}]);
   });
-  it("user-dialog-result #1 (mappings/claude-sdk.yaml:2296)", () => {
-    check([{"request":{"dialogKind":"refusal_fallback_prompt","payload":{}},"options":{"requestId":"r2"}}], {"behavior":"cancelled"}, [{"type":"request.resolved","payload":{"decision":"cancelled"}},{"type":"user-input.resolved","payload":{"answers":{"behavior":"cancelled"}}}]);
+  it("user-dialog-result #1 (mappings/claude-sdk.yaml:2301)", () => {
+    check([{"request":{"dialogKind":"refusal_fallback_prompt","payload":{}},"options":{"requestId":"r2"}}], {"behavior":"cancelled"}, [{"type":"request.resolved","payload":{"decision":"cancelled"}},{"type":"user-input.resolved","payload":{"data":{"behavior":"cancelled"}}}]);
   });
-  it("canUseTool returned null (another client answered) (mappings/claude-sdk.yaml:2322)", () => {
+  it("canUseTool returned null (another client answered) (mappings/claude-sdk.yaml:2327)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_1","requestId":"r1"}}], {"seq":2,"dir":"out","channel":"permission","message":null}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","resolution":{"answeredElsewhere":true}}}]);
   });
-  it("step-background-completed #1 (mappings/claude-sdk.yaml:2352)", () => {
+  it("step-background-completed #1 (mappings/claude-sdk.yaml:2357)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make","run_in_background":true}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}},{"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Command running in background with ID: b1."}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1","tool_use_result":{"stdout":"","backgroundTaskId":"b1"}}}], {"agentnormStep":"background-completed","toolUseId":"toolu_1","status":"completed","summary":"Background command completed (exit code 0)"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","output":"Background command completed (exit code 0)"}}]);
   });
-  it("step-background-completed #2 (mappings/claude-sdk.yaml:2359)", () => {
+  it("step-background-completed #2 (mappings/claude-sdk.yaml:2364)", () => {
     check([], {"agentnormStep":"background-completed","toolUseId":"toolu_9","status":"completed"}, []);
   });
-  it("a subagent's call whose task ends completes in its turn, under the Agent call (mappings/claude-sdk.yaml:2361)", () => {
+  it("a subagent's call whose task ends completes in its turn, under the Agent call (mappings/claude-sdk.yaml:2366)", () => {
     check([{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"u0"},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Agent","input":{"description":"Check","prompt":"Run the check."}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_2","content":[{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"make check"}}]},"parent_tool_use_id":"toolu_1","uuid":"u2","session_id":"s1"}}], {"agentnormStep":"background-completed","toolUseId":"toolu_2","status":"completed","summary":"make check"}, [{"type":"item.completed","ids":["thread","turn","item","parent"],"payload":{"itemType":"command_execution","status":"completed","output":"make check"}}]);
   });
-  it("a foreground task's notification (is_backgrounded false) leaves the call to its tool_result (mappings/claude-sdk.yaml:2369)", () => {
+  it("a foreground task's notification (is_backgrounded false) leaves the call to its tool_result (mappings/claude-sdk.yaml:2374)", () => {
     check([{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"u0"},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}},{"type":"system","subtype":"task_started","task_id":"b1","tool_use_id":"toolu_1","description":"Run: make","task_type":"local_bash","is_backgrounded":false,"uuid":"u2","session_id":"s1"}], {"agentnormStep":"background-completed","toolUseId":"toolu_1","status":"completed","summary":"Run: make"}, []);
   });
-  it("control-interrupt #1 (mappings/claude-sdk.yaml:2386)", () => {
+  it("control-interrupt #1 (mappings/claude-sdk.yaml:2391)", () => {
     check([], {"subtype":"interrupt"}, []);
   });
-  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:2409)", () => {
+  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:2415)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"python3 hello.py"},"decision_reason":"This command requires approval","tool_use_id":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"This command requires approval","args":{"toolName":"Bash"}}}]);
   });
-  it("wire-elicitation #1 (mappings/claude-sdk.yaml:2437)", () => {
-    check([], {"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"scripted","message":"Deploy where?","mode":"form","requested_schema":{"type":"object"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy where?","args":{"server":"scripted"}}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy where?"}}}]);
+  it("wire-elicitation #1 (mappings/claude-sdk.yaml:2443)", () => {
+    check([], {"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"scripted","message":"Deploy where?","mode":"form","requested_schema":{"type":"object"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy where?","args":{"server":"scripted"}}},{"type":"user-input.requested","ids":["request"],"payload":{"data":{"message":"Deploy where?"}}}]);
   });
-  it("wire-user-dialog #1 (mappings/claude-sdk.yaml:2465)", () => {
-    check([], {"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"refusal_fallback_prompt","payload":{"model":"m2"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialog_kind":"refusal_fallback_prompt"}}}]);
+  it("wire-user-dialog #1 (mappings/claude-sdk.yaml:2471)", () => {
+    check([], {"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"refusal_fallback_prompt","payload":{"model":"m2"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"data":{"dialog_kind":"refusal_fallback_prompt"}}}]);
   });
-  it("wire-interrupt #1 (mappings/claude-sdk.yaml:2479)", () => {
+  it("wire-interrupt #1 (mappings/claude-sdk.yaml:2485)", () => {
     check([], {"type":"control_request","request_id":"r2","request":{"subtype":"interrupt"}}, []);
   });
-  it("wire-control-command #1 (mappings/claude-sdk.yaml:2493)", () => {
+  it("wire-control-command #1 (mappings/claude-sdk.yaml:2499)", () => {
     check([], {"type":"control_request","request_id":"r3","request":{"subtype":"set_model","model":"claude-sonnet-4-5"}}, [{"type":"session.configured","payload":{"config":{"controlRequest":{"subtype":"set_model","model":"claude-sonnet-4-5"}}}}]);
   });
-  it("wire-elicitation-answer #1 (mappings/claude-sdk.yaml:2517)", () => {
-    check([{"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"s","message":"Where?"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r5","response":{"action":"accept","content":{"environment":"staging"}}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"action":"accept"}}}]);
+  it("wire-elicitation-answer #1 (mappings/claude-sdk.yaml:2523)", () => {
+    check([{"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"s","message":"Where?"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r5","response":{"action":"accept","content":{"environment":"staging"}}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"data":{"action":"accept"}}}]);
   });
-  it("wire-dialog-answer #1 (mappings/claude-sdk.yaml:2542)", () => {
-    check([{"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"k","payload":{}}}], {"type":"control_response","response":{"subtype":"success","request_id":"r6","response":{"behavior":"completed","result":{"choice":"retry"}}}}, [{"type":"request.resolved","payload":{"decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"behavior":"completed"}}}]);
+  it("wire-dialog-answer #1 (mappings/claude-sdk.yaml:2548)", () => {
+    check([{"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"k","payload":{}}}], {"type":"control_response","response":{"subtype":"success","request_id":"r6","response":{"behavior":"completed","result":{"choice":"retry"}}}}, [{"type":"request.resolved","payload":{"decision":"answered"}},{"type":"user-input.resolved","payload":{"data":{"behavior":"completed"}}}]);
   });
-  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:2564)", () => {
+  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:2571)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Edit","input":{"file_path":"/w/a.py"},"tool_use_id":"toolu_2"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"deny","message":"No edits.","toolUseID":"toolu_2"}}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"No edits."}}}]);
   });
-  it("wire-control-error #1 (mappings/claude-sdk.yaml:2588)", () => {
+  it("wire-control-error #1 (mappings/claude-sdk.yaml:2595)", () => {
     check([], {"type":"control_response","response":{"subtype":"error","request_id":"r9","error":"unknown subtype"}}, [{"type":"runtime.warning","payload":{"message":"unknown subtype"}}]);
   });
-  it("wire-control-result #1 (mappings/claude-sdk.yaml:2603)", () => {
+  it("wire-control-result #1 (mappings/claude-sdk.yaml:2610)", () => {
     check([], {"type":"control_response","response":{"subtype":"success","request_id":"r0","response":{"commands":[{"name":"compact"}]}}}, [{"type":"session.configured","payload":{"config":{"controlResponse":{"commands":[{"name":"compact"}]}}}}]);
   });
-  it("wire-cancel #1 (mappings/claude-sdk.yaml:2619)", () => {
+  it("wire-cancel #1 (mappings/claude-sdk.yaml:2626)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_1"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
 });

@@ -196,175 +196,178 @@ describe("codex-app-server: table examples (mappings/codex-app-server.yaml)", ()
   it("file-change-approval-request #1 (mappings/codex-app-server.yaml:1038)", () => {
     check([], {"id":1,"method":"item/fileChange/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"f1","startedAtMs":1,"reason":null,"grantRoot":null}}, [{"type":"request.opened","ids":["thread","turn","item","request"],"payload":{"requestType":"file_change_approval","args":{"itemId":"f1"}}}]);
   });
-  it("tool-request-user-input #1 (mappings/codex-app-server.yaml:1064)", () => {
-    check([], {"id":2,"method":"item/tool/requestUserInput","params":{"threadId":"t1","turnId":"u1","itemId":"q1","isBlocking":true,"questions":[{"id":"lang","header":"Language","question":"Which language?","options":[{"label":"Python","description":"py"},{"label":"Go","description":"go"}]}]}}, [{"type":"user-input.requested","ids":["thread","turn","item","request"],"payload":{"questions":[{"id":"lang","header":"Language","question":"Which language?","options":[{"label":"Python","description":"py"},{"label":"Go","description":"go"}]}]}},{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input"}}]);
+  it("tool-request-user-input #1 (mappings/codex-app-server.yaml:1067)", () => {
+    check([], {"id":2,"method":"item/tool/requestUserInput","params":{"threadId":"t1","turnId":"u1","itemId":"q1","isBlocking":true,"questions":[{"id":"lang","header":"Language","question":"Which language?","options":[{"label":"Python","description":"py"},{"label":"Go","description":"go"}]}]}}, [{"type":"user-input.requested","ids":["thread","turn","item","request"],"payload":{"questions":[{"id":"lang","prompt":"Which language?","header":"Language","options":[{"id":"Python","label":"Python","description":"py"},{"id":"Go","label":"Go","description":"go"}],"multiSelect":false,"freeText":false}]}},{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","questions":[{"id":"lang","prompt":"Which language?"}]}}]);
   });
-  it("mcp-elicitation-request #1 (mappings/codex-app-server.yaml:1093)", () => {
+  it("mcp-elicitation-request #1 (mappings/codex-app-server.yaml:1096)", () => {
     check([], {"id":3,"method":"mcpServer/elicitation/request","params":{"threadId":"t1","turnId":"u1","serverName":"files","mode":"form","message":"Allow delete_file on /w/a.txt?","requestedSchema":{"type":"object","properties":{}}}}, [{"type":"request.opened","ids":["request","thread","turn"],"payload":{"requestType":"unknown","detail":"mcp_elicitation","args":{"threadId":"t1","serverName":"files","message":"Allow delete_file on /w/a.txt?"}}}]);
   });
-  it("permissions-approval-request #1 (mappings/codex-app-server.yaml:1118)", () => {
+  it("permissions-approval-request #1 (mappings/codex-app-server.yaml:1121)", () => {
     check([], {"id":4,"method":"item/permissions/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1,"cwd":"/w","permissions":{"network":{"enabled":true}},"reason":"needs pip install"}}, [{"type":"request.opened","ids":["thread","turn","item","request"],"payload":{"requestType":"unknown","detail":"permissions_approval","args":{"permissions":{"network":{"enabled":true}}}}}]);
   });
-  it("dynamic-tool-call-request #1 (mappings/codex-app-server.yaml:1148)", () => {
+  it("dynamic-tool-call-request #1 (mappings/codex-app-server.yaml:1151)", () => {
     check([], {"id":5,"method":"item/tool/call","params":{"threadId":"t1","turnId":"u1","callId":"call_1","tool":"lookup_ticket","arguments":{"id":42}}}, [{"type":"request.opened","ids":["thread","turn","request"],"payload":{"requestType":"dynamic_tool_call","detail":"lookup_ticket","args":{"tool":"lookup_ticket","arguments":{"id":42}}}}]);
   });
-  it("auth-tokens-refresh-request #1 (mappings/codex-app-server.yaml:1174)", () => {
+  it("auth-tokens-refresh-request #1 (mappings/codex-app-server.yaml:1177)", () => {
     check([], {"id":6,"method":"account/chatgptAuthTokens/refresh","params":{"reason":"unauthorized","previousAccountId":"acct_1"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"auth_tokens_refresh","detail":"unauthorized"}}]);
   });
-  it("attestation-generate-request #1 (mappings/codex-app-server.yaml:1191)", () => {
+  it("attestation-generate-request #1 (mappings/codex-app-server.yaml:1194)", () => {
     check([], {"id":7,"method":"attestation/generate","params":{}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"unknown","detail":"attestation"}}]);
   });
-  it("apply-patch-approval-request #1 (mappings/codex-app-server.yaml:1211)", () => {
-    check([], {"id":8,"method":"applyPatchApproval","params":{"conversationId":"t1","callId":"call_2","fileChanges":{"/w/hello.py":{"type":"update","unified_diff":"@@ -1 +1 @@","move_path":null}},"reason":"edit greeting"}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"apply_patch_approval","detail":"edit greeting"}}]);
+  it("apply-patch-approval-request #1 (mappings/codex-app-server.yaml:1215)", () => {
+    check([], {"id":8,"method":"applyPatchApproval","params":{"conversationId":"t1","callId":"call_2","fileChanges":{"/w/hello.py":{"type":"update","unified_diff":"@@ -1 +1 @@","move_path":null}},"reason":"edit greeting"}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"file_change_approval","providerRequestType":"applyPatchApproval","detail":"edit greeting"}}]);
   });
-  it("exec-command-approval-request #1 (mappings/codex-app-server.yaml:1230)", () => {
-    check([], {"id":9,"method":"execCommandApproval","params":{"conversationId":"t1","callId":"call_3","command":["python3","hello.py"],"cwd":"/w","parsedCmd":[]}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"exec_command_approval","detail":"python3 hello.py","args":{"callId":"call_3"}}}]);
+  it("exec-command-approval-request #1 (mappings/codex-app-server.yaml:1235)", () => {
+    check([], {"id":9,"method":"execCommandApproval","params":{"conversationId":"t1","callId":"call_3","command":["python3","hello.py"],"cwd":"/w","parsedCmd":[]}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","providerRequestType":"execCommandApproval","detail":"python3 hello.py","args":{"callId":"call_3"}}}]);
   });
-  it("server-request-error-response #1 (mappings/codex-app-server.yaml:1261)", () => {
+  it("server-request-error-response #1 (mappings/codex-app-server.yaml:1266)", () => {
     check([{"id":1,"method":"item/fileChange/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"f1","startedAtMs":1}}], {"direction":"out","message":{"id":1,"error":{"code":-32603,"message":"approval UI unavailable"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"file_change_approval","decision":"cancelled","resolution":{"code":-32603,"message":"approval UI unavailable"}}}]);
   });
-  it("server-request-error-response #2 (mappings/codex-app-server.yaml:1265)", () => {
+  it("server-request-error-response #2 (mappings/codex-app-server.yaml:1270)", () => {
     check([{"id":7,"method":"attestation/generate","params":{}}], {"direction":"out","message":{"id":7,"error":{"code":-32601,"message":"attestation not supported"}}}, [{"type":"request.resolved","payload":{"requestType":"unknown","decision":"cancelled"}}]);
   });
-  it("server-request-error-response #3 (mappings/codex-app-server.yaml:1269)", () => {
+  it("server-request-error-response #3 (mappings/codex-app-server.yaml:1274)", () => {
     check([{"id":5,"method":"item/tool/call","params":{"threadId":"t1","turnId":"u1","callId":"call_1","tool":"lookup_ticket","arguments":{"id":42}}}], {"direction":"out","message":{"id":5,"error":{"code":-32603,"message":"tool crashed"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"dynamic_tool_call","decision":"failed"}}]);
   });
-  it("command-approval-response #1 (mappings/codex-app-server.yaml:1291)", () => {
+  it("command-approval-response #1 (mappings/codex-app-server.yaml:1296)", () => {
     check([{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1}}], {"direction":"out","message":{"id":0,"result":{"decision":"accept"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"allow_once"}}]);
   });
-  it("command-approval-response #2 (mappings/codex-app-server.yaml:1295)", () => {
+  it("command-approval-response #2 (mappings/codex-app-server.yaml:1300)", () => {
     check([{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1}}], {"direction":"out","message":{"id":0,"result":{"decision":{"acceptWithExecpolicyAmendment":{"execpolicy_amendment":["python3"]}}}}}, [{"type":"request.resolved","ids":["thread","turn","item","request"],"payload":{"requestType":"command_execution_approval","decision":"allow_always"}}]);
   });
-  it("file-change-approval-response #1 (mappings/codex-app-server.yaml:1317)", () => {
+  it("file-change-approval-response #1 (mappings/codex-app-server.yaml:1322)", () => {
     check([{"id":1,"method":"item/fileChange/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"f1","startedAtMs":1}}], {"direction":"out","message":{"id":1,"result":{"decision":"acceptForSession"}}}, [{"type":"request.resolved","ids":["thread","turn","item","request"],"payload":{"requestType":"file_change_approval","decision":"allow_always","resolution":{"decision":"acceptForSession"}}}]);
   });
-  it("tool-request-user-input-response #1 (mappings/codex-app-server.yaml:1341)", () => {
-    check([{"id":2,"method":"item/tool/requestUserInput","params":{"threadId":"t1","turnId":"u1","itemId":"q1","isBlocking":true,"questions":[{"id":"lang","header":"Language","question":"Which language?"}]}}], {"direction":"out","message":{"id":2,"result":{"answers":{"lang":{"answers":["Python"]}}}}}, [{"type":"user-input.resolved","ids":["thread","turn","item","request"],"payload":{"answers":{"lang":{"answers":["Python"]}}}},{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input"}}]);
+  it("tool-request-user-input-response #1 (mappings/codex-app-server.yaml:1349)", () => {
+    check([{"id":2,"method":"item/tool/requestUserInput","params":{"threadId":"t1","turnId":"u1","itemId":"q1","isBlocking":true,"questions":[{"id":"lang","header":"Language","question":"Which language?"}]}}], {"direction":"out","message":{"id":2,"result":{"answers":{"lang":{"answers":["Python"]}}}}}, [{"type":"user-input.resolved","ids":["thread","turn","item","request"],"payload":{"answers":{"lang":["Python"]},"data":{"lang":{"answers":["Python"]}}}},{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered","answers":{"lang":["Python"]}}}]);
   });
-  it("mcp-elicitation-response #1 (mappings/codex-app-server.yaml:1363)", () => {
+  it("dismissed (no answers) (mappings/codex-app-server.yaml:1354)", () => {
+    check([{"id":2,"method":"item/tool/requestUserInput","params":{"threadId":"t1","turnId":"u1","itemId":"q1","isBlocking":true,"questions":[{"id":"lang","header":"Language","question":"Which language?"}]}}], {"direction":"out","message":{"id":2,"result":{"answers":{}}}}, [{"type":"user-input.resolved","ids":["thread","turn","item","request"],"payload":{"data":{}}},{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"cancelled"}}]);
+  });
+  it("mcp-elicitation-response #1 (mappings/codex-app-server.yaml:1377)", () => {
     check([{"id":3,"method":"mcpServer/elicitation/request","params":{"threadId":"t1","turnId":"u1","serverName":"files","mode":"form","message":"Allow delete_file?","requestedSchema":{"type":"object","properties":{}}}}], {"direction":"out","message":{"id":3,"result":{"action":"decline"}}}, [{"type":"request.resolved","ids":["request","thread","turn"],"payload":{"requestType":"unknown","decision":"reject_once"}}]);
   });
-  it("permissions-approval-response #1 (mappings/codex-app-server.yaml:1384)", () => {
+  it("permissions-approval-response #1 (mappings/codex-app-server.yaml:1398)", () => {
     check([{"id":4,"method":"item/permissions/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1,"cwd":"/w","permissions":{"network":{"enabled":true}}}}], {"direction":"out","message":{"id":4,"result":{"permissions":{"network":{"enabled":true}},"scope":"turn"}}}, [{"type":"request.resolved","ids":["thread","turn","item","request"],"payload":{"requestType":"unknown","resolution":{"scope":"turn"}}}]);
   });
-  it("dynamic-tool-call-response #1 (mappings/codex-app-server.yaml:1405)", () => {
+  it("dynamic-tool-call-response #1 (mappings/codex-app-server.yaml:1419)", () => {
     check([{"id":5,"method":"item/tool/call","params":{"threadId":"t1","turnId":"u1","callId":"call_1","tool":"lookup_ticket","arguments":{"id":42}}}], {"direction":"out","message":{"id":5,"result":{"success":true,"contentItems":[{"type":"inputText","text":"Ticket 42: open"}]}}}, [{"type":"request.resolved","ids":["thread","turn","request"],"payload":{"requestType":"dynamic_tool_call","decision":"completed","resolution":{"success":true}}}]);
   });
-  it("dynamic-tool-call-response #2 (mappings/codex-app-server.yaml:1409)", () => {
+  it("dynamic-tool-call-response #2 (mappings/codex-app-server.yaml:1423)", () => {
     check([{"id":5,"method":"item/tool/call","params":{"threadId":"t1","turnId":"u1","callId":"call_1","tool":"lookup_ticket","arguments":{"id":42}}}], {"direction":"out","message":{"id":5,"result":{"success":false,"contentItems":[{"type":"inputText","text":"no such ticket"}]}}}, [{"type":"request.resolved","ids":["thread","turn","request"],"payload":{"requestType":"dynamic_tool_call","decision":"failed"}}]);
   });
-  it("auth-tokens-refresh-response #1 (mappings/codex-app-server.yaml:1430)", () => {
+  it("auth-tokens-refresh-response #1 (mappings/codex-app-server.yaml:1444)", () => {
     check([{"id":6,"method":"account/chatgptAuthTokens/refresh","params":{"reason":"unauthorized"}}], {"direction":"out","message":{"id":6,"result":{"accessToken":"eyJ.secret","chatgptAccountId":"acct_1","chatgptPlanType":"plus"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"auth_tokens_refresh","decision":"completed","resolution":{"chatgptAccountId":"acct_1","chatgptPlanType":"plus"}}}]);
   });
-  it("attestation-generate-response #1 (mappings/codex-app-server.yaml:1449)", () => {
+  it("attestation-generate-response #1 (mappings/codex-app-server.yaml:1463)", () => {
     check([{"id":7,"method":"attestation/generate","params":{}}], {"direction":"out","message":{"id":7,"result":{"token":"att.secret"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"unknown"}}]);
   });
-  it("apply-patch-approval-response #1 (mappings/codex-app-server.yaml:1469)", () => {
-    check([{"id":8,"method":"applyPatchApproval","params":{"conversationId":"t1","callId":"call_2","fileChanges":{}}}], {"direction":"out","message":{"id":8,"result":{"decision":"approved"}}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"apply_patch_approval","decision":"allow_once"}}]);
+  it("apply-patch-approval-response #1 (mappings/codex-app-server.yaml:1484)", () => {
+    check([{"id":8,"method":"applyPatchApproval","params":{"conversationId":"t1","callId":"call_2","fileChanges":{}}}], {"direction":"out","message":{"id":8,"result":{"decision":"approved"}}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"file_change_approval","providerRequestType":"applyPatchApproval","decision":"allow_once"}}]);
   });
-  it("exec-command-approval-response #1 (mappings/codex-app-server.yaml:1489)", () => {
-    check([{"id":9,"method":"execCommandApproval","params":{"conversationId":"t1","callId":"call_3","command":["rm","-rf","/"],"cwd":"/w","parsedCmd":[]}}], {"direction":"out","message":{"id":9,"result":{"decision":{"denied":{"rejection":"too dangerous"}}}}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"exec_command_approval","decision":"reject_once"}}]);
+  it("exec-command-approval-response #1 (mappings/codex-app-server.yaml:1505)", () => {
+    check([{"id":9,"method":"execCommandApproval","params":{"conversationId":"t1","callId":"call_3","command":["rm","-rf","/"],"cwd":"/w","parsedCmd":[]}}], {"direction":"out","message":{"id":9,"result":{"decision":{"denied":{"rejection":"too dangerous"}}}}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","providerRequestType":"execCommandApproval","decision":"reject_once"}}]);
   });
-  it("mcp-oauth-login-completed #1 (mappings/codex-app-server.yaml:1504)", () => {
+  it("mcp-oauth-login-completed #1 (mappings/codex-app-server.yaml:1520)", () => {
     check([], {"method":"mcpServer/oauthLogin/completed","params":{"name":"linear","success":false,"error":"user denied access","threadId":null}}, [{"type":"mcp.oauth.completed","payload":{"success":false,"name":"linear","error":"user denied access"}}]);
   });
-  it("mcp-startup-status-updated #1 (mappings/codex-app-server.yaml:1515)", () => {
+  it("mcp-startup-status-updated #1 (mappings/codex-app-server.yaml:1531)", () => {
     check([], {"method":"mcpServer/startupStatus/updated","params":{"threadId":"t1","name":"files","status":"failed","error":"handshake timed out","failureReason":null}}, [{"type":"mcp.status.updated","ids":["thread"],"payload":{"status":{"name":"files","status":"failed","error":"handshake timed out"}}}]);
   });
-  it("account-updated #1 (mappings/codex-app-server.yaml:1528)", () => {
+  it("account-updated #1 (mappings/codex-app-server.yaml:1544)", () => {
     check([], {"method":"account/updated","params":{"authMode":"chatgpt","planType":"plus"}}, [{"type":"account.updated","payload":{"account":{"authMode":"chatgpt","planType":"plus"}}}]);
   });
-  it("account-gateway-oauth-changed #1 (mappings/codex-app-server.yaml:1541)", () => {
+  it("account-gateway-oauth-changed #1 (mappings/codex-app-server.yaml:1557)", () => {
     check([], {"method":"account/gatewayOAuth/changed","params":{"providerId":"corp-gateway","status":"started","authUrl":"https://login.example/authorize","error":null}}, [{"type":"auth.status","payload":{"isAuthenticating":true}}]);
   });
-  it("account-gateway-oauth-changed #2 (mappings/codex-app-server.yaml:1544)", () => {
+  it("account-gateway-oauth-changed #2 (mappings/codex-app-server.yaml:1560)", () => {
     check([], {"method":"account/gatewayOAuth/changed","params":{"providerId":"corp-gateway","status":"failed","error":"callback timed out"}}, [{"type":"auth.status","payload":{"isAuthenticating":false,"error":"callback timed out"}}]);
   });
-  it("account-rate-limits-updated #1 (mappings/codex-app-server.yaml:1556)", () => {
+  it("account-rate-limits-updated #1 (mappings/codex-app-server.yaml:1572)", () => {
     check([], {"method":"account/rateLimits/updated","params":{"rateLimits":{"limitId":"codex","primary":{"usedPercent":42,"windowDurationMins":300}}}}, [{"type":"account.rate-limits.updated","payload":{"rateLimits":{"limitId":"codex","primary":{"usedPercent":42}}}}]);
   });
-  it("account-login-completed #1 (mappings/codex-app-server.yaml:1569)", () => {
+  it("account-login-completed #1 (mappings/codex-app-server.yaml:1585)", () => {
     check([], {"method":"account/login/completed","params":{"loginId":"l1","success":true,"error":null}}, [{"type":"auth.status","payload":{"isAuthenticating":false}}]);
   });
-  it("account-login-completed #2 (mappings/codex-app-server.yaml:1572)", () => {
+  it("account-login-completed #2 (mappings/codex-app-server.yaml:1588)", () => {
     check([], {"method":"account/login/completed","params":{"loginId":"l1","success":false,"error":"login superseded"}}, [{"type":"auth.status","payload":{"isAuthenticating":false,"error":"login superseded"}}]);
   });
-  it("model-provider-auth-recovery-started #1 (mappings/codex-app-server.yaml:1586)", () => {
+  it("model-provider-auth-recovery-started #1 (mappings/codex-app-server.yaml:1602)", () => {
     check([], {"method":"modelProvider/authRecoveryStarted","params":{"threadId":"t1","turnId":"u1","provider":"openai","message":"Refreshing credentials"}}, [{"type":"auth.status","ids":["thread","turn"],"payload":{"isAuthenticating":true,"output":["Refreshing credentials"]}}]);
   });
-  it("model-provider-auth-recovery-completed #1 (mappings/codex-app-server.yaml:1600)", () => {
+  it("model-provider-auth-recovery-completed #1 (mappings/codex-app-server.yaml:1616)", () => {
     check([], {"method":"modelProvider/authRecoveryCompleted","params":{"threadId":"t1","turnId":"u1","provider":"openai","message":"Credentials refreshed"}}, [{"type":"auth.status","ids":["thread","turn"],"payload":{"isAuthenticating":false,"output":["Credentials refreshed"]}}]);
   });
-  it("model-rerouted #1 (mappings/codex-app-server.yaml:1616)", () => {
+  it("model-rerouted #1 (mappings/codex-app-server.yaml:1632)", () => {
     check([], {"method":"model/rerouted","params":{"threadId":"t1","turnId":"u1","fromModel":"gpt-5.5","toModel":"gpt-5.5-safe","reason":"highRiskCyberActivity"}}, [{"type":"model.rerouted","ids":["thread","turn"],"payload":{"fromModel":"gpt-5.5","toModel":"gpt-5.5-safe","reason":"highRiskCyberActivity"}}]);
   });
-  it("model-verification #1 (mappings/codex-app-server.yaml:1631)", () => {
+  it("model-verification #1 (mappings/codex-app-server.yaml:1647)", () => {
     check([], {"method":"model/verification","params":{"threadId":"t1","turnId":"u1","verifications":["trustedAccessForCyber"]}}, [{"type":"runtime.warning","ids":["thread","turn"],"payload":{"message":"the model backend requests additional account verification","detail":{"verifications":["trustedAccessForCyber"]}}}]);
   });
-  it("model-safety-buffering-updated #1 (mappings/codex-app-server.yaml:1647)", () => {
+  it("model-safety-buffering-updated #1 (mappings/codex-app-server.yaml:1663)", () => {
     check([], {"method":"model/safetyBuffering/updated","params":{"threadId":"t1","turnId":"u1","model":"gpt-5.5","useCases":["cyber"],"reasons":["running safety checks"],"showBufferingUi":true,"fasterModel":null}}, [{"type":"runtime.warning","ids":["thread","turn"],"payload":{"message":"model output is held for a safety review","detail":{"reasons":["running safety checks"]}}}]);
   });
-  it("model-safety-buffering-updated #2 (mappings/codex-app-server.yaml:1650)", () => {
+  it("model-safety-buffering-updated #2 (mappings/codex-app-server.yaml:1666)", () => {
     check([], {"method":"model/safetyBuffering/updated","params":{"threadId":"t1","turnId":"u1","model":"gpt-5.5","useCases":["cyber"],"reasons":[],"showBufferingUi":false}}, []);
   });
-  it("warning #1 (mappings/codex-app-server.yaml:1661)", () => {
+  it("warning #1 (mappings/codex-app-server.yaml:1677)", () => {
     check([], {"method":"warning","params":{"message":"Network is slow; the task is still running","threadId":"t1"}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"Network is slow; the task is still running"}}]);
   });
-  it("guardian-warning #1 (mappings/codex-app-server.yaml:1673)", () => {
+  it("guardian-warning #1 (mappings/codex-app-server.yaml:1689)", () => {
     check([], {"method":"guardianWarning","params":{"threadId":"t1","message":"Auto-review is unavailable; approvals fall back to the user"}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"Auto-review is unavailable; approvals fall back to the user","detail":{"source":"guardian"}}}]);
   });
-  it("deprecation-notice #1 (mappings/codex-app-server.yaml:1686)", () => {
+  it("deprecation-notice #1 (mappings/codex-app-server.yaml:1702)", () => {
     check([], {"method":"deprecationNotice","params":{"summary":"Full-history hydration is deprecated for paginated threads.","details":null}}, [{"type":"deprecation.notice","payload":{"summary":"Full-history hydration is deprecated for paginated threads."}}]);
   });
-  it("config-warning #1 (mappings/codex-app-server.yaml:1701)", () => {
+  it("config-warning #1 (mappings/codex-app-server.yaml:1717)", () => {
     check([], {"method":"configWarning","params":{"summary":"Codex could not find bubblewrap on PATH.","details":null}}, [{"type":"config.warning","payload":{"summary":"Codex could not find bubblewrap on PATH."}}]);
   });
-  it("config-warning #2 (mappings/codex-app-server.yaml:1704)", () => {
+  it("config-warning #2 (mappings/codex-app-server.yaml:1720)", () => {
     check([], {"method":"configWarning","params":{"summary":"Unknown key","details":"use approval_policy","path":"/home/u/.codex/config.toml","range":{"start":{"line":3,"column":1},"end":{"line":3,"column":12}}}}, [{"type":"config.warning","payload":{"summary":"Unknown key","details":"use approval_policy","path":"/home/u/.codex/config.toml","range":{"start":{"line":3}}}}]);
   });
-  it("app-list-updated #1 (mappings/codex-app-server.yaml:1719)", () => {
+  it("app-list-updated #1 (mappings/codex-app-server.yaml:1735)", () => {
     check([], {"method":"app/list/updated","params":{"data":[{"id":"github","name":"GitHub"}]}}, [{"type":"runtime.warning","payload":{"message":"the app/connector catalog changed","detail":{"apps":[{"id":"github"}]}}}]);
   });
-  it("windows-world-writable-warning #1 (mappings/codex-app-server.yaml:1732)", () => {
+  it("windows-world-writable-warning #1 (mappings/codex-app-server.yaml:1748)", () => {
     check([], {"method":"windows/worldWritableWarning","params":{"samplePaths":["C:\\Users\\Public"],"extraCount":2,"failedScan":false}}, [{"type":"runtime.warning","payload":{"message":"world-writable directories cannot be protected by the Windows sandbox","detail":{"extraCount":2}}}]);
   });
-  it("windows-sandbox-setup-succeeded #1 (mappings/codex-app-server.yaml:1752)", () => {
+  it("windows-sandbox-setup-succeeded #1 (mappings/codex-app-server.yaml:1768)", () => {
     check([], {"method":"windowsSandbox/setupCompleted","params":{"mode":"elevated","success":true,"error":null}}, [{"type":"session.state.changed","payload":{"state":"ready","reason":"windows-sandbox-setup","detail":"elevated"}},{"type":"runtime.warning","payload":{"message":"Windows sandbox setup completed","detail":{"mode":"elevated","success":true}}}]);
   });
-  it("windows-sandbox-setup-failed #1 (mappings/codex-app-server.yaml:1773)", () => {
+  it("windows-sandbox-setup-failed #1 (mappings/codex-app-server.yaml:1789)", () => {
     check([], {"method":"windowsSandbox/setupCompleted","params":{"mode":"unelevated","success":false,"error":"access denied creating sandbox user"}}, [{"type":"session.state.changed","payload":{"state":"error","reason":"windows-sandbox-setup","detail":"access denied creating sandbox user"}},{"type":"runtime.warning","payload":{"message":"access denied creating sandbox user","detail":{"success":false}}}]);
   });
-  it("thread-realtime-started #1 (mappings/codex-app-server.yaml:1786)", () => {
+  it("thread-realtime-started #1 (mappings/codex-app-server.yaml:1802)", () => {
     check([], {"method":"thread/realtime/started","params":{"threadId":"t1","realtimeSessionId":"sess_rt_1","version":"v2"}}, [{"type":"thread.realtime.started","ids":["thread"],"payload":{"realtimeSessionId":"sess_rt_1"}}]);
   });
-  it("thread-realtime-item-added #1 (mappings/codex-app-server.yaml:1797)", () => {
+  it("thread-realtime-item-added #1 (mappings/codex-app-server.yaml:1813)", () => {
     check([], {"method":"thread/realtime/itemAdded","params":{"threadId":"t1","item":{"type":"handoff_request","id":"h1"}}}, [{"type":"thread.realtime.item-added","ids":["thread"],"payload":{"item":{"type":"handoff_request","id":"h1"}}}]);
   });
-  it("thread-realtime-item-completed #1 (mappings/codex-app-server.yaml:1809)", () => {
+  it("thread-realtime-item-completed #1 (mappings/codex-app-server.yaml:1825)", () => {
     check([], {"method":"thread/realtime/item/completed","params":{"threadId":"t1","item":{"type":"transcriptSegment","role":"user","text":"What changed?"}}}, [{"type":"thread.realtime.item-added","ids":["thread"],"payload":{"item":{"type":"transcriptSegment","role":"user","text":"What changed?"}}}]);
   });
-  it("thread-realtime-transcript-done #1 (mappings/codex-app-server.yaml:1820)", () => {
+  it("thread-realtime-transcript-done #1 (mappings/codex-app-server.yaml:1836)", () => {
     check([], {"method":"thread/realtime/transcript/done","params":{"threadId":"t1","role":"assistant","text":"I updated hello.py."}}, [{"type":"thread.realtime.item-added","ids":["thread"],"payload":{"item":{"type":"transcript","role":"assistant","text":"I updated hello.py."}}}]);
   });
-  it("thread-realtime-output-audio-delta #1 (mappings/codex-app-server.yaml:1831)", () => {
+  it("thread-realtime-output-audio-delta #1 (mappings/codex-app-server.yaml:1847)", () => {
     check([], {"method":"thread/realtime/outputAudio/delta","params":{"threadId":"t1","audio":{"data":"AAAA","sampleRate":24000,"numChannels":1,"samplesPerChannel":2}}}, [{"type":"thread.realtime.audio.delta","ids":["thread"],"payload":{"audio":{"data":"AAAA","sampleRate":24000,"numChannels":1}}}]);
   });
-  it("thread-realtime-error #1 (mappings/codex-app-server.yaml:1842)", () => {
+  it("thread-realtime-error #1 (mappings/codex-app-server.yaml:1858)", () => {
     check([], {"method":"thread/realtime/error","params":{"threadId":"t1","message":"realtime websocket closed unexpectedly"}}, [{"type":"thread.realtime.error","ids":["thread"],"payload":{"message":"realtime websocket closed unexpectedly"}}]);
   });
-  it("thread-realtime-closed #1 (mappings/codex-app-server.yaml:1853)", () => {
+  it("thread-realtime-closed #1 (mappings/codex-app-server.yaml:1869)", () => {
     check([], {"method":"thread/realtime/closed","params":{"threadId":"t1","reason":"client stopped"}}, [{"type":"thread.realtime.closed","ids":["thread"],"payload":{"reason":"client stopped"}}]);
   });
-  it("client-request-failed #1 (mappings/codex-app-server.yaml:1872)", () => {
+  it("client-request-failed #1 (mappings/codex-app-server.yaml:1888)", () => {
     check([{"direction":"out","message":{"id":2,"method":"turn/start","params":{"threadId":"t1","input":[{"type":"text","text":"hi"}]}}}], {"direction":"in","message":{"id":2,"error":{"code":-32600,"message":"thread not found: t1"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"thread not found: t1","detail":{"code":-32600}}}]);
   });
-  it("initialize-response #1 (mappings/codex-app-server.yaml:1891)", () => {
+  it("initialize-response #1 (mappings/codex-app-server.yaml:1907)", () => {
     check([{"direction":"out","message":{"id":0,"method":"initialize","params":{"clientInfo":{"name":"recorder","title":"Recorder","version":"0.1.0"}}}}], {"direction":"in","message":{"id":0,"result":{"userAgent":"recorder/0.171.0 (Debian 12.0.0; x86_64)","codexHome":"/home/u/.codex","platformFamily":"unix","platformOs":"linux"}}}, [{"type":"session.started","payload":{"message":"recorder/0.171.0 (Debian 12.0.0; x86_64)"}},{"type":"session.configured","payload":{"config":{"codexHome":"/home/u/.codex","platformOs":"linux"}}}]);
   });
-  it("thread-history-replay #1 (mappings/codex-app-server.yaml:1918)", () => {
+  it("thread-history-replay #1 (mappings/codex-app-server.yaml:1934)", () => {
     check([{"direction":"out","message":{"id":3,"method":"thread/read","params":{"threadId":"t9","includeTurns":true}}}], {"direction":"in","message":{"id":3,"result":{"thread":{"id":"t9","status":{"type":"notLoaded"},"turns":[{"id":"u1","status":"completed","items":[{"type":"userMessage","id":"q1","content":[{"type":"text","text":"What is this repo?"}]},{"type":"agentMessage","id":"m1","text":"A tiny demo."}]}]}}}}, [{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"t9"}},{"type":"turn.started","ids":["thread","turn"]},{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"user_message","status":"inProgress"}},{"type":"item.completed","payload":{"itemType":"user_message","status":"completed"}},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"A tiny demo."}},{"type":"item.completed","payload":{"itemType":"assistant_message"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}}]);
   });
-  it("thread-history-replay #2 (mappings/codex-app-server.yaml:1942)", () => {
+  it("thread-history-replay #2 (mappings/codex-app-server.yaml:1958)", () => {
     check([{"method":"thread/started","params":{"thread":{"id":"t9"}}},{"method":"turn/started","params":{"threadId":"t9","turn":{"id":"u1","items":[],"status":"inProgress"}}},{"method":"item/started","params":{"threadId":"t9","turnId":"u1","startedAtMs":1,"item":{"type":"agentMessage","id":"m1","text":""}}},{"method":"item/agentMessage/delta","params":{"threadId":"t9","turnId":"u1","itemId":"m1","delta":"A tiny demo."}},{"method":"item/completed","params":{"threadId":"t9","turnId":"u1","completedAtMs":2,"item":{"type":"agentMessage","id":"m1","text":"A tiny demo."}}},{"method":"turn/completed","params":{"threadId":"t9","turn":{"id":"u1","items":[],"status":"completed"}}},{"direction":"out","message":{"id":4,"method":"thread/resume","params":{"threadId":"t9"}}}], {"direction":"in","message":{"id":4,"result":{"thread":{"id":"t9","turns":[{"id":"u1","status":"completed","items":[{"type":"agentMessage","id":"m1","text":"A tiny demo."}]}]},"model":"gpt-5.5","modelProvider":"openai","cwd":"/w","approvalPolicy":"on-request","approvalsReviewer":"user","sandbox":{"type":"readOnly"}}}}, []);
   });
 });

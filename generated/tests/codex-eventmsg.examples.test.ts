@@ -34,409 +34,409 @@ describe("codex-eventmsg: table examples (mappings/codex-eventmsg.yaml)", () => 
   it("task-started-unnamed #1 (mappings/codex-eventmsg.yaml:281)", () => {
     check([], {"type":"task_started","model_context_window":272000}, [{"type":"turn.started","ids":["turn"]}]);
   });
-  it("task-complete #1 (mappings/codex-eventmsg.yaml:332)", () => {
+  it("task-complete #1 (mappings/codex-eventmsg.yaml:333)", () => {
     check([{"id":"u1","msg":{"type":"task_started","turn_id":"u1"}}], {"id":"u1","msg":{"type":"task_complete","turn_id":"u1","last_agent_message":"Noted: 42."}}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"completed"}}]);
   });
-  it("task-complete #2 (mappings/codex-eventmsg.yaml:336)", () => {
+  it("task-complete #2 (mappings/codex-eventmsg.yaml:337)", () => {
     check([{"timestamp":"t","type":"event_msg","payload":{"type":"task_started","turn_id":"u3"}}], {"timestamp":"t","type":"event_msg","payload":{"type":"task_complete","turn_id":"u3","last_agent_message":null,"error":{"message":"We’re currently experiencing high demand, which may cause temporary errors.","codex_error_info":"internal_server_error"}}}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"failed","errorMessage":"We’re currently experiencing high demand, which may cause temporary errors."}}]);
   });
-  it("task-complete #3 (mappings/codex-eventmsg.yaml:340)", () => {
+  it("task-complete #3 (mappings/codex-eventmsg.yaml:341)", () => {
     check([{"id":"u4","msg":{"type":"task_started","turn_id":"u4"}}], {"id":"u4","msg":{"type":"turn_complete","turn_id":"u4","error":{"message":"stream disconnected","codex_error_info":"other"}}}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"stream disconnected"}}]);
   });
-  it("task-complete #4 (mappings/codex-eventmsg.yaml:344)", () => {
+  it("task-complete #4 (mappings/codex-eventmsg.yaml:345)", () => {
     check([{"type":"task_started","turn_id":"u5"}], {"type":"task_complete","turn_id":"u5","error":{"message":"usage limit","codex_error_info":"usage_limit_exceeded"}}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"usage limit"}}]);
   });
-  it("task-complete #5 (mappings/codex-eventmsg.yaml:349)", () => {
-    check([{"id":"u2","msg":{"type":"task_started","turn_id":"u2"}},{"id":"u2","msg":{"type":"exec_approval_request","call_id":"call_1","command":["rm","-rf","build"],"cwd":"/w","parsed_cmd":[]}}], {"id":"u2","msg":{"type":"task_complete","turn_id":"u2","last_agent_message":"I did not delete build/."}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"exec_command_approval","decision":"reject_once"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
+  it("task-complete #5 (mappings/codex-eventmsg.yaml:350)", () => {
+    check([{"id":"u2","msg":{"type":"task_started","turn_id":"u2"}},{"id":"u2","msg":{"type":"exec_approval_request","call_id":"call_1","command":["rm","-rf","build"],"cwd":"/w","parsed_cmd":[]}}], {"id":"u2","msg":{"type":"task_complete","turn_id":"u2","last_agent_message":"I did not delete build/."}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","providerRequestType":"exec_approval_request","decision":"reject_once"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("task-complete #6 (mappings/codex-eventmsg.yaml:357)", () => {
+  it("task-complete #6 (mappings/codex-eventmsg.yaml:358)", () => {
     check([{"id":"u6","msg":{"type":"task_started","turn_id":"u6"}},{"id":"u6","msg":{"type":"exec_command_begin","call_id":"call_6","turn_id":"u6","command":["sleep","60"],"cwd":"/w","parsed_cmd":[]}}], {"id":"u6","msg":{"type":"task_complete","turn_id":"u6"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("task-complete-submission #1 (mappings/codex-eventmsg.yaml:385)", () => {
+  it("task-complete-submission #1 (mappings/codex-eventmsg.yaml:387)", () => {
     check([{"id":"1","msg":{"type":"task_started"}}], {"id":"1","msg":{"type":"task_complete","last_agent_message":"Hello! How can I help you today?"}}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"completed"}}]);
   });
-  it("task-complete-submission #2 (mappings/codex-eventmsg.yaml:390)", () => {
+  it("task-complete-submission #2 (mappings/codex-eventmsg.yaml:392)", () => {
     check([{"id":"3","msg":{"type":"task_started"}},{"id":"3","msg":{"type":"agent_message_delta","delta":"Hi"}}], {"id":"3","msg":{"type":"task_complete","last_agent_message":null}}, [{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"assistant_message","status":"failed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("task-complete-submission #3 (mappings/codex-eventmsg.yaml:397)", () => {
+  it("task-complete-submission #3 (mappings/codex-eventmsg.yaml:399)", () => {
     check([{"id":"1","msg":{"type":"task_started"}},{"id":"1","msg":{"type":"task_complete"}}], {"id":"1","msg":{"type":"task_complete"}}, []);
   });
-  it("task-complete-unnamed #1 (mappings/codex-eventmsg.yaml:419)", () => {
+  it("task-complete-unnamed #1 (mappings/codex-eventmsg.yaml:422)", () => {
     check([{"type":"task_started"}], {"type":"task_complete","last_agent_message":"Done."}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"completed"}}]);
   });
-  it("task-complete-unnamed #2 (mappings/codex-eventmsg.yaml:423)", () => {
+  it("task-complete-unnamed #2 (mappings/codex-eventmsg.yaml:426)", () => {
     check([], {"type":"task_complete"}, []);
   });
-  it("turn-aborted #1 (mappings/codex-eventmsg.yaml:447)", () => {
+  it("turn-aborted #1 (mappings/codex-eventmsg.yaml:451)", () => {
     check([{"id":"u1","msg":{"type":"task_started","turn_id":"u1"}},{"id":"u1","msg":{"type":"exec_command_begin","call_id":"call_1","turn_id":"u1","command":["sleep","30"],"cwd":"/w","parsed_cmd":[]}}], {"id":"u1","msg":{"type":"turn_aborted","turn_id":"u1","reason":"interrupted"}}, [{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"command_execution","status":"failed","detail":"the turn was aborted before this item completed"}},{"type":"turn.aborted","ids":["turn"],"payload":{"reason":"interrupted"}}]);
   });
-  it("turn-aborted #2 (mappings/codex-eventmsg.yaml:454)", () => {
-    check([{"id":"u2","msg":{"type":"task_started","turn_id":"u2"}},{"id":"u2","msg":{"type":"apply_patch_approval_request","call_id":"call_2","changes":{}}}], {"id":"u2","msg":{"type":"turn_aborted","turn_id":"u2","reason":"replaced"}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"apply_patch_approval","decision":"cancelled"}},{"type":"turn.aborted","payload":{"reason":"replaced"}}]);
+  it("turn-aborted #2 (mappings/codex-eventmsg.yaml:458)", () => {
+    check([{"id":"u2","msg":{"type":"task_started","turn_id":"u2"}},{"id":"u2","msg":{"type":"apply_patch_approval_request","call_id":"call_2","changes":{}}}], {"id":"u2","msg":{"type":"turn_aborted","turn_id":"u2","reason":"replaced"}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"file_change_approval","providerRequestType":"apply_patch_approval_request","decision":"cancelled"}},{"type":"turn.aborted","payload":{"reason":"replaced"}}]);
   });
-  it("turn-aborted-submission #1 (mappings/codex-eventmsg.yaml:481)", () => {
+  it("turn-aborted-submission #1 (mappings/codex-eventmsg.yaml:486)", () => {
     check([{"id":"4","msg":{"type":"task_started"}}], {"id":"4","msg":{"type":"turn_aborted","reason":"interrupted"}}, [{"type":"turn.aborted","ids":["turn"],"payload":{"reason":"interrupted"}}]);
   });
-  it("turn-aborted-unnamed #1 (mappings/codex-eventmsg.yaml:503)", () => {
+  it("turn-aborted-unnamed #1 (mappings/codex-eventmsg.yaml:509)", () => {
     check([{"type":"task_started"}], {"type":"turn_aborted","reason":"review_ended"}, [{"type":"turn.aborted","ids":["turn"],"payload":{"reason":"review_ended"}}]);
   });
-  it("turn-diff #1 (mappings/codex-eventmsg.yaml:515)", () => {
+  it("turn-diff #1 (mappings/codex-eventmsg.yaml:521)", () => {
     check([{"id":"1","msg":{"type":"task_started"}}], {"id":"1","msg":{"type":"turn_diff","unified_diff":"diff --git a/hello.py b/hello.py\n-print(1)\n+print(2)\n"}}, [{"type":"turn.diff.updated","ids":["turn"],"payload":{"unifiedDiff":"diff --git a/hello.py b/hello.py\n-print(1)\n+print(2)\n"}}]);
   });
-  it("plan-update #1 (mappings/codex-eventmsg.yaml:552)", () => {
+  it("plan-update #1 (mappings/codex-eventmsg.yaml:558)", () => {
     check([], {"id":"1","msg":{"type":"plan_update","explanation":"Two steps","plan":[{"step":"Read hello.py","status":"completed"},{"step":"Edit greeting","status":"in_progress"},{"step":"Run it","status":"pending"}]}}, [{"type":"turn.plan.updated","payload":{"explanation":"Two steps","plan":[{"step":"Read hello.py","status":"completed"},{"step":"Edit greeting","status":"inProgress"},{"step":"Run it","status":"pending"}]}}]);
   });
-  it("plan-delta #1 (mappings/codex-eventmsg.yaml:567)", () => {
+  it("plan-delta #1 (mappings/codex-eventmsg.yaml:573)", () => {
     check([], {"id":"u1","msg":{"type":"plan_delta","thread_id":"t1","turn_id":"u1","item_id":"p1","delta":"1. Read"}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"plan_text","delta":"1. Read"}}]);
   });
-  it("token-count #1 (mappings/codex-eventmsg.yaml:584)", () => {
+  it("token-count #1 (mappings/codex-eventmsg.yaml:590)", () => {
     check([], {"id":"test","msg":{"type":"token_count","info":{"total_token_usage":{"input_tokens":2552,"cached_input_tokens":0,"output_tokens":15,"reasoning_output_tokens":0,"total_tokens":2567},"last_token_usage":{"input_tokens":2552,"cached_input_tokens":0,"output_tokens":15,"reasoning_output_tokens":0,"total_tokens":2567},"model_context_window":272000},"rate_limits":null}}, [{"type":"thread.token-usage.updated","payload":{"usage":{"total_token_usage":{"total_tokens":2567},"model_context_window":272000},"tokenUsage":{"inputTokens":2552,"outputTokens":15,"cachedInputTokens":0,"reasoningTokens":0,"totalTokens":2567,"contextWindow":272000}}}]);
   });
-  it("token-count #2 (mappings/codex-eventmsg.yaml:587)", () => {
+  it("token-count #2 (mappings/codex-eventmsg.yaml:593)", () => {
     check([], {"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{"limit_id":"codex","primary":{"used_percent":35,"window_minutes":299}}}}, [{"type":"account.rate-limits.updated","payload":{"rateLimits":{"limit_id":"codex","primary":{"used_percent":35}}}}]);
   });
-  it("error #1 (mappings/codex-eventmsg.yaml:601)", () => {
+  it("error #1 (mappings/codex-eventmsg.yaml:607)", () => {
     check([], {"id":"1","msg":{"type":"error","message":"stream disconnected before completion","codex_error_info":"other"}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"stream disconnected before completion","detail":{"codexErrorInfo":"other"}}}]);
   });
-  it("stream-error #1 (mappings/codex-eventmsg.yaml:614)", () => {
+  it("stream-error #1 (mappings/codex-eventmsg.yaml:620)", () => {
     check([], {"id":"1","msg":{"type":"stream_error","message":"Reconnecting... 1/5","codex_error_info":{"response_stream_disconnected":{"http_status_code":null}},"additional_details":"stream closed before response.completed"}}, [{"type":"runtime.warning","payload":{"message":"Reconnecting... 1/5","detail":{"additionalDetails":"stream closed before response.completed","willRetry":true}}}]);
   });
-  it("warning #1 (mappings/codex-eventmsg.yaml:625)", () => {
+  it("warning #1 (mappings/codex-eventmsg.yaml:631)", () => {
     check([], {"id":"1","msg":{"type":"warning","message":"Network is slow; the task is still running"}}, [{"type":"runtime.warning","payload":{"message":"Network is slow; the task is still running"}}]);
   });
-  it("guardian-warning #1 (mappings/codex-eventmsg.yaml:637)", () => {
+  it("guardian-warning #1 (mappings/codex-eventmsg.yaml:643)", () => {
     check([], {"id":"1","msg":{"type":"guardian_warning","message":"Auto-review is unavailable; approvals fall back to the user"}}, [{"type":"runtime.warning","payload":{"message":"Auto-review is unavailable; approvals fall back to the user","detail":{"source":"guardian"}}}]);
   });
-  it("background-event #1 (mappings/codex-eventmsg.yaml:651)", () => {
+  it("background-event #1 (mappings/codex-eventmsg.yaml:657)", () => {
     check([], {"id":"1","msg":{"type":"background_event","message":"stream error: stream disconnected before completion; retrying 1/5 in 206ms…"}}, [{"type":"runtime.warning","payload":{"message":"stream error: stream disconnected before completion; retrying 1/5 in 206ms…","detail":{"source":"background_event"}}}]);
   });
-  it("deprecation-notice #1 (mappings/codex-eventmsg.yaml:664)", () => {
+  it("deprecation-notice #1 (mappings/codex-eventmsg.yaml:670)", () => {
     check([], {"id":"0","msg":{"type":"deprecation_notice","summary":"`codex proto` is deprecated","details":null}}, [{"type":"deprecation.notice","payload":{"summary":"`codex proto` is deprecated"}}]);
   });
-  it("model-reroute #1 (mappings/codex-eventmsg.yaml:677)", () => {
+  it("model-reroute #1 (mappings/codex-eventmsg.yaml:683)", () => {
     check([], {"id":"1","msg":{"type":"model_reroute","from_model":"gpt-5.5","to_model":"gpt-5.5-safe","reason":"high_risk_cyber_activity"}}, [{"type":"model.rerouted","payload":{"fromModel":"gpt-5.5","toModel":"gpt-5.5-safe","reason":"high_risk_cyber_activity"}}]);
   });
-  it("model-verification #1 (mappings/codex-eventmsg.yaml:689)", () => {
+  it("model-verification #1 (mappings/codex-eventmsg.yaml:695)", () => {
     check([], {"id":"1","msg":{"type":"model_verification","verifications":["trusted_access_for_cyber"]}}, [{"type":"runtime.warning","payload":{"message":"the model backend requests additional account verification","detail":{"verifications":["trusted_access_for_cyber"]}}}]);
   });
-  it("safety-buffering #1 (mappings/codex-eventmsg.yaml:703)", () => {
+  it("safety-buffering #1 (mappings/codex-eventmsg.yaml:709)", () => {
     check([], {"id":"1","msg":{"type":"safety_buffering","model":"gpt-5.5","use_cases":["cyber"],"reasons":["running safety checks"],"show_buffering_ui":true}}, [{"type":"runtime.warning","payload":{"message":"model output is held for a safety review","detail":{"reasons":["running safety checks"]}}}]);
   });
-  it("safety-buffering #2 (mappings/codex-eventmsg.yaml:706)", () => {
+  it("safety-buffering #2 (mappings/codex-eventmsg.yaml:712)", () => {
     check([], {"id":"1","msg":{"type":"safety_buffering","model":"gpt-5.5","use_cases":["cyber"],"reasons":[],"show_buffering_ui":false}}, []);
   });
-  it("auth-recovery-started #1 (mappings/codex-eventmsg.yaml:717)", () => {
+  it("auth-recovery-started #1 (mappings/codex-eventmsg.yaml:723)", () => {
     check([], {"id":"1","msg":{"type":"auth_recovery_started","provider":"openai","message":"Refreshing credentials"}}, [{"type":"auth.status","payload":{"isAuthenticating":true,"output":["Refreshing credentials"]}}]);
   });
-  it("auth-recovery-completed #1 (mappings/codex-eventmsg.yaml:729)", () => {
+  it("auth-recovery-completed #1 (mappings/codex-eventmsg.yaml:735)", () => {
     check([], {"id":"1","msg":{"type":"auth_recovery_completed","provider":"openai","message":"Credentials refreshed"}}, [{"type":"auth.status","payload":{"isAuthenticating":false,"output":["Credentials refreshed"]}}]);
   });
-  it("context-compacted #1 (mappings/codex-eventmsg.yaml:741)", () => {
+  it("context-compacted #1 (mappings/codex-eventmsg.yaml:747)", () => {
     check([{"id":"0","msg":{"type":"session_configured","session_id":"s1","model":"gpt-5.5"}}], {"id":"2","msg":{"type":"context_compacted"}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"compacted"}}]);
   });
-  it("thread-rolled-back #1 (mappings/codex-eventmsg.yaml:756)", () => {
+  it("thread-rolled-back #1 (mappings/codex-eventmsg.yaml:762)", () => {
     check([], {"id":"5","msg":{"type":"thread_rolled_back","num_turns":2}}, [{"type":"thread.metadata.updated","payload":{"metadata":{"historyReverted":true,"rolledBackTurns":2}}}]);
   });
-  it("thread-name-updated #1 (mappings/codex-eventmsg.yaml:771)", () => {
+  it("thread-name-updated #1 (mappings/codex-eventmsg.yaml:777)", () => {
     check([], {"id":"3","msg":{"type":"thread_name_updated","thread_id":"s1","thread_name":"Fix greeting"}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"name":"Fix greeting"}}]);
   });
-  it("thread-name-updated #2 (mappings/codex-eventmsg.yaml:774)", () => {
+  it("thread-name-updated #2 (mappings/codex-eventmsg.yaml:780)", () => {
     check([], {"id":"3","msg":{"type":"thread_name_updated","thread_id":"s1","thread_name":null}}, [{"type":"thread.metadata.updated","payload":{"name":""}}]);
   });
-  it("thread-goal-updated #1 (mappings/codex-eventmsg.yaml:787)", () => {
+  it("thread-goal-updated #1 (mappings/codex-eventmsg.yaml:793)", () => {
     check([], {"id":"1","msg":{"type":"thread_goal_updated","threadId":"s1","goal":{"threadId":"s1","objective":"Ship v1","status":"active","tokensUsed":0,"timeUsedSeconds":0,"createdAt":1,"updatedAt":1}}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"metadata":{"goal":{"objective":"Ship v1","status":"active"}}}}]);
   });
-  it("thread-settings-applied #1 (mappings/codex-eventmsg.yaml:799)", () => {
+  it("thread-settings-applied #1 (mappings/codex-eventmsg.yaml:805)", () => {
     check([], {"timestamp":"2026-01-01T00:00:05.000Z","type":"event_msg","payload":{"type":"thread_settings_applied","thread_id":"s1","thread_settings":{"model":"gpt-5.5","model_provider_id":"mock","approval_policy":"never","approvals_reviewer":"user","permission_profile":{"type":"disabled"},"cwd":"/sandbox/work"}}}, [{"type":"thread.metadata.updated","payload":{"metadata":{"settings":{"model":"gpt-5.5","approval_policy":"never"}}}}]);
   });
-  it("environment-connected #1 (mappings/codex-eventmsg.yaml:812)", () => {
+  it("environment-connected #1 (mappings/codex-eventmsg.yaml:818)", () => {
     check([], {"id":"1","msg":{"type":"environment_connected","environment_id":"local"}}, [{"type":"thread.metadata.updated","payload":{"metadata":{"environment":{"environmentId":"local","connected":true}}}}]);
   });
-  it("environment-disconnected #1 (mappings/codex-eventmsg.yaml:825)", () => {
+  it("environment-disconnected #1 (mappings/codex-eventmsg.yaml:831)", () => {
     check([], {"id":"1","msg":{"type":"environment_disconnected","environment_id":"remote-1"}}, [{"type":"thread.metadata.updated","payload":{"metadata":{"environment":{"environmentId":"remote-1","connected":false}}}}]);
   });
-  it("agent-message-content-delta #1 (mappings/codex-eventmsg.yaml:841)", () => {
+  it("agent-message-content-delta #1 (mappings/codex-eventmsg.yaml:847)", () => {
     check([], {"id":"u1","msg":{"type":"agent_message_content_delta","thread_id":"t1","turn_id":"u1","item_id":"msg_1","delta":"Hel"}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"assistant_text","delta":"Hel"}}]);
   });
-  it("agent-message-delta #1 (mappings/codex-eventmsg.yaml:862)", () => {
+  it("agent-message-delta #1 (mappings/codex-eventmsg.yaml:868)", () => {
     check([{"id":"1","msg":{"type":"task_started"}}], {"id":"1","msg":{"type":"agent_message_delta","delta":"Hello"}}, [{"type":"item.started","ids":["turn","item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["turn","item"],"payload":{"streamKind":"assistant_text","delta":"Hello"}}]);
   });
-  it("agent-message-delta #2 (mappings/codex-eventmsg.yaml:867)", () => {
+  it("agent-message-delta #2 (mappings/codex-eventmsg.yaml:873)", () => {
     check([{"id":"1","msg":{"type":"task_started"}},{"id":"1","msg":{"type":"agent_message_delta","delta":"Hello"}}], {"id":"1","msg":{"type":"agent_message_delta","delta":"!"}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"!"}}]);
   });
-  it("agent-message-restored #1 (mappings/codex-eventmsg.yaml:896)", () => {
+  it("agent-message-restored #1 (mappings/codex-eventmsg.yaml:902)", () => {
     check([], {"timestamp":"2025-09-24T20:14:02.000Z","type":"event_msg","payload":{"type":"agent_message","message":"**What You’re Seeing**\n- `useTeamLeads()` triggers `/api/teams/leads`."}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"**What You’re Seeing**\n- `useTeamLeads()` triggers `/api/teams/leads`."}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed","data":{"text":"**What You’re Seeing**\n- `useTeamLeads()` triggers `/api/teams/leads`."}}}]);
   });
-  it("agent-message #1 (mappings/codex-eventmsg.yaml:953)", () => {
+  it("agent-message #1 (mappings/codex-eventmsg.yaml:959)", () => {
     check([{"id":"test","msg":{"type":"task_started","model_context_window":272000}},{"id":"test","msg":{"type":"agent_message_delta","delta":"Hey"}},{"id":"test","msg":{"type":"agent_message_delta","delta":"!"}}], {"id":"test","msg":{"type":"agent_message","message":"Hey!"}}, [{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"assistant_message","status":"completed","data":{"text":"Hey!"}}}]);
   });
-  it("agent-message #2 (mappings/codex-eventmsg.yaml:961)", () => {
+  it("agent-message #2 (mappings/codex-eventmsg.yaml:967)", () => {
     check([{"id":"3","msg":{"type":"task_started"}},{"id":"3","msg":{"type":"agent_message_delta","delta":"Hi! If"}}], {"id":"3","msg":{"type":"agent_message","message":"Hi! If you have a task, let me know!"}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":" you have a task, let me know!"}},{"type":"item.completed","payload":{"itemType":"assistant_message"}}]);
   });
-  it("agent-message #3 (mappings/codex-eventmsg.yaml:969)", () => {
+  it("agent-message #3 (mappings/codex-eventmsg.yaml:975)", () => {
     check([{"id":"1","msg":{"type":"task_started"}}], {"id":"1","msg":{"type":"agent_message","message":"Done."}}, [{"type":"content.delta","ids":["turn","item"],"payload":{"streamKind":"assistant_text","delta":"Done."}},{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}}]);
   });
-  it("agent-message-unkeyed #1 (mappings/codex-eventmsg.yaml:988)", () => {
+  it("agent-message-unkeyed #1 (mappings/codex-eventmsg.yaml:994)", () => {
     check([], {"type":"agent_message","message":"All set.","phase":"final_answer"}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"All set."}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","data":{"phase":"final_answer"}}}]);
   });
-  it("user-message #1 (mappings/codex-eventmsg.yaml:1009)", () => {
+  it("user-message #1 (mappings/codex-eventmsg.yaml:1015)", () => {
     check([], {"timestamp":"t","type":"event_msg","payload":{"type":"user_message","message":"When I load the dashboard, I see 4 queries.","kind":"plain","images":[]}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"user_message"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"user_message","status":"completed","data":{"content":[{"type":"text","text":"When I load the dashboard, I see 4 queries."}]}}}]);
   });
-  it("user-message #2 (mappings/codex-eventmsg.yaml:1013)", () => {
+  it("user-message #2 (mappings/codex-eventmsg.yaml:1019)", () => {
     check([], {"id":"2","msg":{"type":"user_message","message":"hi","images":null}}, [{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message","data":{"content":[{"type":"text","text":"hi"}]}}}]);
   });
-  it("reasoning-content-delta #1 (mappings/codex-eventmsg.yaml:1032)", () => {
+  it("reasoning-content-delta #1 (mappings/codex-eventmsg.yaml:1038)", () => {
     check([], {"id":"u1","msg":{"type":"reasoning_content_delta","thread_id":"t1","turn_id":"u1","item_id":"rs_1","summary_index":0,"delta":"**Reading**"}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"reasoning_summary_text","summaryIndex":0,"delta":"**Reading**"}}]);
   });
-  it("reasoning-content-delta #2 (mappings/codex-eventmsg.yaml:1035)", () => {
+  it("reasoning-content-delta #2 (mappings/codex-eventmsg.yaml:1041)", () => {
     check([], {"id":"u1","msg":{"type":"reasoning_content_delta","thread_id":"t1","turn_id":"u1","item_id":"rs_1","delta":"x"}}, [{"type":"content.delta","payload":{"streamKind":"reasoning_summary_text","summaryIndex":0,"delta":"x"}}]);
   });
-  it("reasoning-raw-content-delta #1 (mappings/codex-eventmsg.yaml:1051)", () => {
+  it("reasoning-raw-content-delta #1 (mappings/codex-eventmsg.yaml:1057)", () => {
     check([], {"id":"u1","msg":{"type":"reasoning_raw_content_delta","thread_id":"t1","turn_id":"u1","item_id":"rs_1","content_index":0,"delta":"The user"}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"reasoning_text","contentIndex":0,"delta":"The user"}}]);
   });
-  it("agent-reasoning-delta #1 (mappings/codex-eventmsg.yaml:1071)", () => {
+  it("agent-reasoning-delta #1 (mappings/codex-eventmsg.yaml:1077)", () => {
     check([{"id":"1","msg":{"type":"task_started"}}], {"id":"1","msg":{"type":"agent_reasoning_delta","delta":"**Analyzing"}}, [{"type":"item.started","ids":["turn","item"],"payload":{"itemType":"reasoning","status":"inProgress"}},{"type":"content.delta","ids":["turn","item"],"payload":{"streamKind":"reasoning_summary_text","delta":"**Analyzing"}}]);
   });
-  it("agent-reasoning-raw-content-delta #1 (mappings/codex-eventmsg.yaml:1092)", () => {
+  it("agent-reasoning-raw-content-delta #1 (mappings/codex-eventmsg.yaml:1098)", () => {
     check([{"id":"1","msg":{"type":"task_started"}}], {"ts":"2025-08-10T03:12:50.921Z","dir":"to_tui","kind":"codex_event","payload":{"id":"1","msg":{"type":"agent_reasoning_raw_content_delta","delta":"The"}}}, [{"type":"item.started","ids":["turn","item"],"payload":{"itemType":"reasoning","status":"inProgress"}},{"type":"content.delta","ids":["turn","item"],"payload":{"streamKind":"reasoning_text","delta":"The"}}]);
   });
-  it("agent-reasoning-restored #1 (mappings/codex-eventmsg.yaml:1121)", () => {
+  it("agent-reasoning-restored #1 (mappings/codex-eventmsg.yaml:1127)", () => {
     check([], {"timestamp":"t","type":"event_msg","payload":{"type":"agent_reasoning","text":"**Analyzing dashboard query necessity**"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"reasoning"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"reasoning_summary_text","summaryIndex":0,"delta":"**Analyzing dashboard query necessity**"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("agent-reasoning-streamed #1 (mappings/codex-eventmsg.yaml:1147)", () => {
+  it("agent-reasoning-streamed #1 (mappings/codex-eventmsg.yaml:1153)", () => {
     check([{"id":"1","msg":{"type":"task_started"}},{"id":"1","msg":{"type":"agent_reasoning_delta","delta":"**Reading"}}], {"id":"1","msg":{"type":"agent_reasoning","text":"**Reading the README**"}}, [{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"reasoning","status":"completed","data":{"text":"**Reading the README**"}}}]);
   });
-  it("no deltas came first (mappings/codex-eventmsg.yaml:1153)", () => {
+  it("no deltas came first (mappings/codex-eventmsg.yaml:1159)", () => {
     check([{"id":"1","msg":{"type":"task_started"}}], {"id":"1","msg":{"type":"agent_reasoning","text":"**Reading the README**"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"reasoning"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"reasoning","status":"completed","data":{"text":"**Reading the README**"}}}]);
   });
-  it("agent-reasoning #1 (mappings/codex-eventmsg.yaml:1176)", () => {
+  it("agent-reasoning #1 (mappings/codex-eventmsg.yaml:1182)", () => {
     check([], {"type":"agent_reasoning","text":"**Reading the README**"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"reasoning"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"reasoning","status":"completed","data":{"text":"**Reading the README**"}}}]);
   });
-  it("agent-reasoning-raw-content-restored #1 (mappings/codex-eventmsg.yaml:1203)", () => {
+  it("agent-reasoning-raw-content-restored #1 (mappings/codex-eventmsg.yaml:1209)", () => {
     check([], {"timestamp":"t","type":"event_msg","payload":{"type":"agent_reasoning_raw_content","text":"We need to answer briefly."}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"reasoning_text","contentIndex":0,"delta":"We need to answer briefly."}},{"type":"item.completed","payload":{"itemType":"reasoning"}}]);
   });
-  it("agent-reasoning-raw-content #1 (mappings/codex-eventmsg.yaml:1224)", () => {
+  it("agent-reasoning-raw-content #1 (mappings/codex-eventmsg.yaml:1230)", () => {
     check([], {"id":"1","msg":{"type":"agent_reasoning_raw_content","text":"We need to answer briefly."}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"reasoning","data":{"rawText":"We need to answer briefly."}}}]);
   });
-  it("agent-reasoning-section-break #1 (mappings/codex-eventmsg.yaml:1241)", () => {
+  it("agent-reasoning-section-break #1 (mappings/codex-eventmsg.yaml:1247)", () => {
     check([], {"id":"u1","msg":{"type":"agent_reasoning_section_break","item_id":"rs_1","summary_index":1}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"reasoning","data":{"summaryIndex":1,"sectionBreak":true}}}]);
   });
-  it("agent-reasoning-section-break #2 (mappings/codex-eventmsg.yaml:1244)", () => {
+  it("agent-reasoning-section-break #2 (mappings/codex-eventmsg.yaml:1250)", () => {
     check([{"id":"1","msg":{"type":"task_started"}},{"id":"1","msg":{"type":"agent_reasoning_delta","delta":"**Reading**"}}], {"id":"1","msg":{"type":"agent_reasoning_section_break"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"reasoning","data":{"sectionBreak":true}}}]);
   });
-  it("item-started #1 (mappings/codex-eventmsg.yaml:1271)", () => {
+  it("item-started #1 (mappings/codex-eventmsg.yaml:1277)", () => {
     check([], {"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"AgentMessage","id":"msg_1","content":[]}}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"assistant_message","status":"inProgress"}}]);
   });
-  it("item-started #2 (mappings/codex-eventmsg.yaml:1274)", () => {
+  it("item-started #2 (mappings/codex-eventmsg.yaml:1280)", () => {
     check([], {"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"WebSearch","id":"ws_1","query":"codex eventmsg","action":{"type":"search","query":"codex eventmsg"}}}}, [{"type":"item.started","payload":{"itemType":"web_search","title":"codex eventmsg"}}]);
   });
-  it("item-started #3 (mappings/codex-eventmsg.yaml:1278)", () => {
+  it("item-started #3 (mappings/codex-eventmsg.yaml:1284)", () => {
     check([{"id":"u1","msg":{"type":"exec_command_begin","call_id":"call_1","turn_id":"u1","command":["ls"],"cwd":"/w","parsed_cmd":[]}}], {"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"CommandExecution","id":"call_1","command":["ls"]}}}, []);
   });
-  it("item-completed-agent-message-restored #1 (mappings/codex-eventmsg.yaml:1308)", () => {
+  it("item-completed-agent-message-restored #1 (mappings/codex-eventmsg.yaml:1314)", () => {
     check([], {"timestamp":"2026-11-30T09:36:12.935Z","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"AgentMessage","id":"msg_mock_002_0","content":[{"type":"Text","text":"I updated `hello.py`."}]},"started_at_ms":1,"completed_at_ms":2}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"I updated `hello.py`."}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed","data":{"id":"msg_mock_002_0"}}}]);
   });
-  it("item-completed-reasoning-restored #1 (mappings/codex-eventmsg.yaml:1349)", () => {
+  it("item-completed-reasoning-restored #1 (mappings/codex-eventmsg.yaml:1355)", () => {
     check([], {"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"Reasoning","id":"rs_mock_000_0","summary_text":["**Reading the README**\n\nThe README says this is a tiny demo.","Then answer."],"raw_content":[]}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_summary_text","summaryIndex":0,"delta":"**Reading the README**\n\nThe README says this is a tiny demo."}},{"type":"content.delta","payload":{"streamKind":"reasoning_summary_text","summaryIndex":1,"delta":"Then answer."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("item-completed-plan-restored #1 (mappings/codex-eventmsg.yaml:1416)", () => {
+  it("item-completed-plan-restored #1 (mappings/codex-eventmsg.yaml:1422)", () => {
     check([], {"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"Plan","id":"p1","text":"1. Read\n2. Edit"}}}, [{"type":"item.started","payload":{"itemType":"plan"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"plan_text","delta":"1. Read\n2. Edit"}},{"type":"item.completed","payload":{"itemType":"plan"}}]);
   });
-  it("item-completed-restored #1 (mappings/codex-eventmsg.yaml:1453)", () => {
+  it("item-completed-restored #1 (mappings/codex-eventmsg.yaml:1459)", () => {
     check([], {"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"UserMessage","id":"00000000-0000-7000-8000-000000000004","content":[{"type":"text","text":"Remember the number 42.","text_elements":[]}]}}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"user_message"}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"user_message","status":"completed","data":{"content":[{"text":"Remember the number 42."}]}}}]);
   });
-  it("item-completed-restored #2 (mappings/codex-eventmsg.yaml:1457)", () => {
+  it("item-completed-restored #2 (mappings/codex-eventmsg.yaml:1463)", () => {
     check([{"timestamp":"t","type":"event_msg","payload":{"type":"exec_command_begin","call_id":"call_000_0","turn_id":"u1","command":["/bin/bash","-lc","cat missing.txt"],"cwd":"/w","parsed_cmd":[]}}], {"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"CommandExecution","id":"call_000_0","command":["/bin/bash","-lc","cat missing.txt"],"status":"failed","aggregated_output":"cat: missing.txt: No such file or directory\n","exit_code":1}}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"failed","title":"/bin/bash -lc 'cat missing.txt'","data":{"exit_code":1}}}]);
   });
-  it("item-completed-agent-message #1 (mappings/codex-eventmsg.yaml:1479)", () => {
+  it("item-completed-agent-message #1 (mappings/codex-eventmsg.yaml:1485)", () => {
     check([{"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"AgentMessage","id":"msg_1","content":[]}}},{"id":"u1","msg":{"type":"agent_message_content_delta","thread_id":"t1","turn_id":"u1","item_id":"msg_1","delta":"Hel"}}], {"id":"u1","msg":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"AgentMessage","id":"msg_1","content":[{"type":"Text","text":"Hello"}]}}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"assistant_text","delta":"lo"}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"assistant_message","status":"completed"}}]);
   });
-  it("item-completed-reasoning #1 (mappings/codex-eventmsg.yaml:1504)", () => {
+  it("item-completed-reasoning #1 (mappings/codex-eventmsg.yaml:1510)", () => {
     check([{"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"Reasoning","id":"rs_1","summary_text":[],"raw_content":[]}}},{"id":"u1","msg":{"type":"reasoning_content_delta","thread_id":"t1","turn_id":"u1","item_id":"rs_1","summary_index":0,"delta":"**Reading**"}}], {"id":"u1","msg":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"Reasoning","id":"rs_1","summary_text":["**Reading**","Then edit."],"raw_content":[]}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"reasoning_summary_text","summaryIndex":1,"delta":"Then edit."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("item-completed-plan #1 (mappings/codex-eventmsg.yaml:1528)", () => {
+  it("item-completed-plan #1 (mappings/codex-eventmsg.yaml:1534)", () => {
     check([{"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"Plan","id":"p1","text":""}}},{"id":"u1","msg":{"type":"plan_delta","thread_id":"t1","turn_id":"u1","item_id":"p1","delta":"1. Read"}}], {"id":"u1","msg":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"Plan","id":"p1","text":"1. Read\n2. Edit"}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"plan_text","delta":"\n2. Edit"}},{"type":"item.completed","payload":{"itemType":"plan"}}]);
   });
-  it("item-completed #1 (mappings/codex-eventmsg.yaml:1558)", () => {
+  it("item-completed #1 (mappings/codex-eventmsg.yaml:1564)", () => {
     check([{"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"WebSearch","id":"ws_1","query":"codex","action":{"type":"search","query":"codex"}}}}], {"id":"u1","msg":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"WebSearch","id":"ws_1","query":"codex","action":{"type":"search","query":"codex"}}}}, [{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"web_search","status":"completed","title":"codex"}}]);
   });
-  it("item-completed #2 (mappings/codex-eventmsg.yaml:1563)", () => {
+  it("item-completed #2 (mappings/codex-eventmsg.yaml:1569)", () => {
     check([{"id":"u1","msg":{"type":"exec_command_begin","call_id":"call_1","turn_id":"u1","command":["ls"],"cwd":"/w","parsed_cmd":[]}},{"id":"u1","msg":{"type":"exec_command_end","call_id":"call_1","turn_id":"u1","command":["ls"],"cwd":"/w","parsed_cmd":[],"exit_code":0,"status":"completed","stdout":"","stderr":"","formatted_output":"","aggregated_output":"","duration":{"secs":0,"nanos":1}}}], {"id":"u1","msg":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"CommandExecution","id":"call_1","status":"completed"}}}, []);
   });
-  it("exec-command-begin #1 (mappings/codex-eventmsg.yaml:1591)", () => {
+  it("exec-command-begin #1 (mappings/codex-eventmsg.yaml:1598)", () => {
     check([], {"id":"1","msg":{"type":"exec_command_begin","call_id":"call_1","turn_id":"1","command":["bash","-lc","python3 hello.py"],"cwd":"/w","parsed_cmd":[{"type":"unknown","cmd":"python3 hello.py"}]}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"bash -lc 'python3 hello.py'","data":{"call_id":"call_1","cwd":"/w"}}}]);
   });
-  it("exec-command-begin #2 (mappings/codex-eventmsg.yaml:1594)", () => {
-    check([{"id":"1","msg":{"type":"exec_approval_request","call_id":"call_2","command":["rm","-rf","build"],"cwd":"/w","parsed_cmd":[],"reason":"clean the build"}}], {"id":"1","msg":{"type":"exec_command_begin","call_id":"call_2","turn_id":"1","command":["rm","-rf","build"],"cwd":"/w","parsed_cmd":[]}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"exec_command_approval","decision":"allow_once","resolution":{"implied":"exec_command_begin"}}},{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","title":"rm -rf build"}}]);
+  it("exec-command-begin #2 (mappings/codex-eventmsg.yaml:1601)", () => {
+    check([{"id":"1","msg":{"type":"exec_approval_request","call_id":"call_2","command":["rm","-rf","build"],"cwd":"/w","parsed_cmd":[],"reason":"clean the build"}}], {"id":"1","msg":{"type":"exec_command_begin","call_id":"call_2","turn_id":"1","command":["rm","-rf","build"],"cwd":"/w","parsed_cmd":[]}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"command_execution_approval","providerRequestType":"exec_approval_request","decision":"allow_once","resolution":{"implied":"exec_command_begin"}}},{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","title":"rm -rf build"}}]);
   });
-  it("exec-command-output-delta #1 (mappings/codex-eventmsg.yaml:1612)", () => {
+  it("exec-command-output-delta #1 (mappings/codex-eventmsg.yaml:1619)", () => {
     check([], {"id":"1","msg":{"type":"exec_command_output_delta","call_id":"call_1","stream":"stdout","chunk":"SGVsbG8sIHdvcmxkIQo="}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"Hello, world!\n"}}]);
   });
-  it("exec-command-output-delta #2 (mappings/codex-eventmsg.yaml:1615)", () => {
+  it("exec-command-output-delta #2 (mappings/codex-eventmsg.yaml:1622)", () => {
     check([], {"id":"1","msg":{"type":"exec_command_output_delta","call_id":"call_1","stream":"stderr","chunk":[111,111,112,115,10]}}, [{"type":"content.delta","payload":{"streamKind":"command_output","delta":"oops\n"}}]);
   });
-  it("terminal-interaction #1 (mappings/codex-eventmsg.yaml:1629)", () => {
+  it("terminal-interaction #1 (mappings/codex-eventmsg.yaml:1636)", () => {
     check([], {"id":"1","msg":{"type":"terminal_interaction","call_id":"call_1","process_id":"4242","stdin":"q\n"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","data":{"processId":"4242","stdin":"q\n"}}}]);
   });
-  it("exec-command-end #1 (mappings/codex-eventmsg.yaml:1660)", () => {
+  it("exec-command-end #1 (mappings/codex-eventmsg.yaml:1668)", () => {
     check([{"id":"1","msg":{"type":"exec_command_begin","call_id":"call_1","turn_id":"1","command":["python3","hello.py"],"cwd":"/w","parsed_cmd":[]}}], {"id":"1","msg":{"type":"exec_command_end","call_id":"call_1","turn_id":"1","command":["python3","hello.py"],"cwd":"/w","parsed_cmd":[],"exit_code":0,"status":"completed","stdout":"Hello, world!\n","stderr":"","aggregated_output":"Hello, world!\n","formatted_output":"Hello, world!\n","duration":{"secs":0,"nanos":41000000}}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"command_output","delta":"Hello, world!\n"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","title":"python3 hello.py","data":{"exit_code":0}}}]);
   });
-  it("exec-command-end #2 (mappings/codex-eventmsg.yaml:1665)", () => {
+  it("exec-command-end #2 (mappings/codex-eventmsg.yaml:1673)", () => {
     check([{"id":"1","msg":{"type":"exec_command_begin","call_id":"call_2","turn_id":"1","command":["cat","missing.txt"],"cwd":"/w","parsed_cmd":[]}},{"id":"1","msg":{"type":"exec_command_output_delta","call_id":"call_2","stream":"stderr","chunk":"Y2F0OiBtaXNzaW5nLnR4dDogTm8gc3VjaCBmaWxlCg=="}}], {"id":"1","msg":{"type":"exec_command_end","call_id":"call_2","turn_id":"1","command":["cat","missing.txt"],"cwd":"/w","parsed_cmd":[],"exit_code":1,"stdout":"","stderr":"cat: missing.txt: No such file\n","aggregated_output":"cat: missing.txt: No such file\n","formatted_output":"","duration":{"secs":0,"nanos":1}}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed"}}]);
   });
-  it("exec-command-end #3 (mappings/codex-eventmsg.yaml:1671)", () => {
-    check([{"id":"1","msg":{"type":"exec_approval_request","call_id":"call_3","command":["rm","-rf","/"],"cwd":"/w","parsed_cmd":[]}}], {"id":"1","msg":{"type":"exec_command_end","call_id":"call_3","turn_id":"1","command":["rm","-rf","/"],"cwd":"/w","parsed_cmd":[],"exit_code":-1,"status":"declined","stdout":"","stderr":"","aggregated_output":"","formatted_output":"","duration":{"secs":0,"nanos":0}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"exec_command_approval","decision":"reject_once"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"declined"}}]);
+  it("exec-command-end #3 (mappings/codex-eventmsg.yaml:1679)", () => {
+    check([{"id":"1","msg":{"type":"exec_approval_request","call_id":"call_3","command":["rm","-rf","/"],"cwd":"/w","parsed_cmd":[]}}], {"id":"1","msg":{"type":"exec_command_end","call_id":"call_3","turn_id":"1","command":["rm","-rf","/"],"cwd":"/w","parsed_cmd":[],"exit_code":-1,"status":"declined","stdout":"","stderr":"","aggregated_output":"","formatted_output":"","duration":{"secs":0,"nanos":0}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","providerRequestType":"exec_approval_request","decision":"reject_once"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"declined"}}]);
   });
-  it("exec-approval-request-subcommand #1 (mappings/codex-eventmsg.yaml:1697)", () => {
-    check([], {"id":"1","msg":{"type":"exec_approval_request","call_id":"call_1","approval_id":"ap_1","command":["git","push"],"cwd":"/w","parsed_cmd":[]}}, [{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"exec_command_approval","detail":"git push","args":{"approval_id":"ap_1"}}}]);
+  it("exec-approval-request-subcommand #1 (mappings/codex-eventmsg.yaml:1706)", () => {
+    check([], {"id":"1","msg":{"type":"exec_approval_request","call_id":"call_1","approval_id":"ap_1","command":["git","push"],"cwd":"/w","parsed_cmd":[]}}, [{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"command_execution_approval","providerRequestType":"exec_approval_request","detail":"git push","args":{"approval_id":"ap_1"}}}]);
   });
-  it("exec-approval-request #1 (mappings/codex-eventmsg.yaml:1717)", () => {
-    check([{"id":"1","msg":{"type":"task_started"}}], {"id":"1","msg":{"type":"exec_approval_request","call_id":"call_1","command":["python3","hello.py"],"cwd":"/w","parsed_cmd":[],"reason":"run the script","started_at_ms":1}}, [{"type":"request.opened","ids":["turn","item","request"],"payload":{"requestType":"exec_command_approval","detail":"python3 hello.py","args":{"reason":"run the script"}}}]);
+  it("exec-approval-request #1 (mappings/codex-eventmsg.yaml:1727)", () => {
+    check([{"id":"1","msg":{"type":"task_started"}}], {"id":"1","msg":{"type":"exec_approval_request","call_id":"call_1","command":["python3","hello.py"],"cwd":"/w","parsed_cmd":[],"reason":"run the script","started_at_ms":1}}, [{"type":"request.opened","ids":["turn","item","request"],"payload":{"requestType":"command_execution_approval","providerRequestType":"exec_approval_request","detail":"python3 hello.py","args":{"reason":"run the script"}}}]);
   });
-  it("apply-patch-approval-request #1 (mappings/codex-eventmsg.yaml:1738)", () => {
-    check([], {"id":"1","msg":{"type":"apply_patch_approval_request","call_id":"call_2","changes":{"/w/hello.py":{"type":"update","unified_diff":"@@ -1 +1 @@","move_path":null}},"reason":"edit greeting","grant_root":null}}, [{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"apply_patch_approval","detail":"edit greeting"}}]);
+  it("apply-patch-approval-request #1 (mappings/codex-eventmsg.yaml:1749)", () => {
+    check([], {"id":"1","msg":{"type":"apply_patch_approval_request","call_id":"call_2","changes":{"/w/hello.py":{"type":"update","unified_diff":"@@ -1 +1 @@","move_path":null}},"reason":"edit greeting","grant_root":null}}, [{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"file_change_approval","providerRequestType":"apply_patch_approval_request","detail":"edit greeting"}}]);
   });
-  it("request-permissions #1 (mappings/codex-eventmsg.yaml:1755)", () => {
+  it("request-permissions #1 (mappings/codex-eventmsg.yaml:1766)", () => {
     check([], {"id":"1","msg":{"type":"request_permissions","call_id":"call_4","permissions":{"network":{"enabled":true}},"reason":"needs pip install"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"unknown","detail":"permissions_approval","args":{"reason":"needs pip install"}}}]);
   });
-  it("request-user-input #1 (mappings/codex-eventmsg.yaml:1778)", () => {
-    check([], {"id":"1","msg":{"type":"request_user_input","call_id":"call_5","turn_id":"1","questions":[{"id":"lang","header":"Language","question":"Which language?","options":[{"label":"Python","description":"py"}]}]}}, [{"type":"user-input.requested","ids":["request"],"payload":{"questions":[{"id":"lang","question":"Which language?"}]}},{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input"}}]);
+  it("request-user-input #1 (mappings/codex-eventmsg.yaml:1792)", () => {
+    check([], {"id":"1","msg":{"type":"request_user_input","call_id":"call_5","turn_id":"1","questions":[{"id":"lang","header":"Language","question":"Which language?","options":[{"label":"Python","description":"py"}]}]}}, [{"type":"user-input.requested","ids":["request"],"payload":{"questions":[{"id":"lang","prompt":"Which language?","header":"Language","options":[{"id":"Python","label":"Python","description":"py"}],"multiSelect":false,"freeText":false}]}},{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","questions":[{"id":"lang","prompt":"Which language?"}]}}]);
   });
-  it("elicitation-request #1 (mappings/codex-eventmsg.yaml:1796)", () => {
+  it("elicitation-request #1 (mappings/codex-eventmsg.yaml:1810)", () => {
     check([], {"id":"1","msg":{"type":"elicitation_request","id":3,"server_name":"files","request":{"mode":"form","message":"Allow delete_file on /w/a.txt?","requested_schema":{"type":"object","properties":{}}}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"unknown","detail":"mcp_elicitation","args":{"server_name":"files"}}}]);
   });
-  it("elicitation-abandoned #1 (mappings/codex-eventmsg.yaml:1811)", () => {
+  it("elicitation-abandoned #1 (mappings/codex-eventmsg.yaml:1826)", () => {
     check([{"id":"1","msg":{"type":"elicitation_request","id":3,"server_name":"files","request":{"mode":"form","message":"Allow?","requested_schema":{}}}}], {"id":"1","msg":{"type":"elicitation_abandoned","server_name":"files","id":3}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"unknown","decision":"cancelled"}}]);
   });
-  it("elicitation-abandoned #2 (mappings/codex-eventmsg.yaml:1815)", () => {
+  it("elicitation-abandoned #2 (mappings/codex-eventmsg.yaml:1830)", () => {
     check([], {"id":"1","msg":{"type":"elicitation_abandoned","server_name":"files","id":99}}, []);
   });
-  it("patch-apply-begin #1 (mappings/codex-eventmsg.yaml:1846)", () => {
+  it("patch-apply-begin #1 (mappings/codex-eventmsg.yaml:1862)", () => {
     check([], {"id":"1","msg":{"type":"patch_apply_begin","call_id":"call_1","auto_approved":true,"changes":{"/w/hello.py":{"type":"update","unified_diff":"@@ -1 +1 @@\n-a\n+b\n","move_path":null}}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"file_change","status":"inProgress","data":{"auto_approved":true}}}]);
   });
-  it("patch-apply-begin #2 (mappings/codex-eventmsg.yaml:1849)", () => {
-    check([{"id":"1","msg":{"type":"apply_patch_approval_request","call_id":"call_2","changes":{}}}], {"id":"1","msg":{"type":"patch_apply_begin","call_id":"call_2","auto_approved":false,"changes":{}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"apply_patch_approval","decision":"allow_once"}},{"type":"item.started","payload":{"itemType":"file_change"}}]);
+  it("patch-apply-begin #2 (mappings/codex-eventmsg.yaml:1865)", () => {
+    check([{"id":"1","msg":{"type":"apply_patch_approval_request","call_id":"call_2","changes":{}}}], {"id":"1","msg":{"type":"patch_apply_begin","call_id":"call_2","auto_approved":false,"changes":{}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"file_change_approval","providerRequestType":"apply_patch_approval_request","decision":"allow_once"}},{"type":"item.started","payload":{"itemType":"file_change"}}]);
   });
-  it("patch-apply-begin #3 (mappings/codex-eventmsg.yaml:1854)", () => {
+  it("patch-apply-begin #3 (mappings/codex-eventmsg.yaml:1870)", () => {
     check([{"id":"u1","msg":{"type":"item_started","thread_id":"t1","turn_id":"u1","started_at_ms":1,"item":{"type":"FileChange","id":"call_3"}}}], {"id":"u1","msg":{"type":"patch_apply_begin","call_id":"call_3","auto_approved":true,"changes":{"/w/a.txt":{"type":"add","content":"a\n"}}}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"file_change","data":{"autoApproved":true}}}]);
   });
-  it("patch-apply-updated #1 (mappings/codex-eventmsg.yaml:1870)", () => {
+  it("patch-apply-updated #1 (mappings/codex-eventmsg.yaml:1886)", () => {
     check([], {"id":"1","msg":{"type":"patch_apply_updated","call_id":"call_1","changes":{"/w/hello.py":{"type":"update","unified_diff":"@@ -1 +1 @@\n-a\n+b\n"}}}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"file_change","data":{"changes":{"/w/hello.py":{"type":"update"}}}}}]);
   });
-  it("patch-apply-end #1 (mappings/codex-eventmsg.yaml:1895)", () => {
+  it("patch-apply-end #1 (mappings/codex-eventmsg.yaml:1912)", () => {
     check([{"id":"1","msg":{"type":"patch_apply_begin","call_id":"call_1","auto_approved":true,"changes":{}}}], {"id":"1","msg":{"type":"patch_apply_end","call_id":"call_1","stdout":"Success. Updated the following files:\nM hello.py\n","stderr":"","success":true,"status":"completed"}}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"file_change_output","delta":"Success. Updated the following files:\nM hello.py\n"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"file_change","status":"completed"}}]);
   });
-  it("patch-apply-end #2 (mappings/codex-eventmsg.yaml:1924)", () => {
+  it("patch-apply-end #2 (mappings/codex-eventmsg.yaml:1941)", () => {
     check([{"id":"1","msg":{"type":"patch_apply_begin","call_id":"call_2","auto_approved":true,"changes":{}}}], {"id":"1","msg":{"type":"patch_apply_end","call_id":"call_2","stdout":"","stderr":"patch does not apply","success":false}}, [{"type":"item.completed","payload":{"itemType":"file_change","status":"failed","data":{"stderr":"patch does not apply"}}}]);
   });
-  it("patch-apply-end #3 (mappings/codex-eventmsg.yaml:1928)", () => {
-    check([{"id":"1","msg":{"type":"apply_patch_approval_request","call_id":"call_3","changes":{}}}], {"id":"1","msg":{"type":"patch_apply_end","call_id":"call_3","stdout":"","stderr":"","success":false,"status":"declined"}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"apply_patch_approval","decision":"reject_once"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"declined"}}]);
+  it("patch-apply-end #3 (mappings/codex-eventmsg.yaml:1945)", () => {
+    check([{"id":"1","msg":{"type":"apply_patch_approval_request","call_id":"call_3","changes":{}}}], {"id":"1","msg":{"type":"patch_apply_end","call_id":"call_3","stdout":"","stderr":"","success":false,"status":"declined"}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"file_change_approval","providerRequestType":"apply_patch_approval_request","decision":"reject_once"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"declined"}}]);
   });
-  it("mcp-tool-call-begin #1 (mappings/codex-eventmsg.yaml:1950)", () => {
+  it("mcp-tool-call-begin #1 (mappings/codex-eventmsg.yaml:1967)", () => {
     check([], {"id":"1","msg":{"type":"mcp_tool_call_begin","call_id":"call_1","invocation":{"server":"files","tool":"read_file","arguments":{"path":"/w/a.txt"}}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"mcp_tool_call","status":"inProgress","title":"files.read_file"}}]);
   });
-  it("mcp-tool-call-end #1 (mappings/codex-eventmsg.yaml:1972)", () => {
+  it("mcp-tool-call-end #1 (mappings/codex-eventmsg.yaml:1989)", () => {
     check([{"id":"1","msg":{"type":"mcp_tool_call_begin","call_id":"call_1","invocation":{"server":"files","tool":"read_file"}}}], {"id":"1","msg":{"type":"mcp_tool_call_end","call_id":"call_1","invocation":{"server":"files","tool":"read_file"},"duration":{"secs":0,"nanos":5},"result":{"Ok":{"content":[{"type":"text","text":"a"}],"isError":false}}}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"mcp_tool_call","status":"completed","title":"files.read_file"}}]);
   });
-  it("mcp-tool-call-end #2 (mappings/codex-eventmsg.yaml:1976)", () => {
+  it("mcp-tool-call-end #2 (mappings/codex-eventmsg.yaml:1993)", () => {
     check([], {"id":"1","msg":{"type":"mcp_tool_call_end","call_id":"call_2","invocation":{"server":"files","tool":"delete_file"},"duration":{"secs":0,"nanos":5},"result":{"Err":"tool not found"}}}, [{"type":"item.completed","payload":{"itemType":"mcp_tool_call","status":"failed","data":{"result":{"Err":"tool not found"}}}}]);
   });
-  it("web-search-begin #1 (mappings/codex-eventmsg.yaml:1990)", () => {
+  it("web-search-begin #1 (mappings/codex-eventmsg.yaml:2007)", () => {
     check([], {"id":"1","msg":{"type":"web_search_begin","call_id":"ws_1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"web_search","status":"inProgress"}}]);
   });
-  it("web-search-end #1 (mappings/codex-eventmsg.yaml:2007)", () => {
+  it("web-search-end #1 (mappings/codex-eventmsg.yaml:2024)", () => {
     check([{"id":"1","msg":{"type":"web_search_begin","call_id":"ws_1"}}], {"id":"1","msg":{"type":"web_search_end","call_id":"ws_1","query":"codex eventmsg","action":{"type":"search","query":"codex eventmsg"}}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"web_search","status":"completed","title":"codex eventmsg"}}]);
   });
-  it("image-generation-begin #1 (mappings/codex-eventmsg.yaml:2023)", () => {
+  it("image-generation-begin #1 (mappings/codex-eventmsg.yaml:2040)", () => {
     check([], {"id":"1","msg":{"type":"image_generation_begin","call_id":"ig_1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"image_view","status":"inProgress","detail":"image_generation"}}]);
   });
-  it("image-generation-end #1 (mappings/codex-eventmsg.yaml:2041)", () => {
+  it("image-generation-end #1 (mappings/codex-eventmsg.yaml:2058)", () => {
     check([{"id":"1","msg":{"type":"image_generation_begin","call_id":"ig_1"}}], {"id":"1","msg":{"type":"image_generation_end","call_id":"ig_1","status":"completed","result":"iVBORw0KGgo=","revised_prompt":"a red fox","saved_path":"/w/fox.png"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"image_view","status":"completed","title":"a red fox","data":{"savedPath":"/w/fox.png"}}}]);
   });
-  it("view-image-tool-call #1 (mappings/codex-eventmsg.yaml:2066)", () => {
+  it("view-image-tool-call #1 (mappings/codex-eventmsg.yaml:2083)", () => {
     check([], {"id":"1","msg":{"type":"view_image_tool_call","call_id":"vi_1","path":"/w/screenshot.png"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"image_view","title":"/w/screenshot.png"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"image_view","status":"completed","title":"/w/screenshot.png"}}]);
   });
-  it("dynamic-tool-call-request #1 (mappings/codex-eventmsg.yaml:2093)", () => {
+  it("dynamic-tool-call-request #1 (mappings/codex-eventmsg.yaml:2110)", () => {
     check([], {"id":"1","msg":{"type":"dynamic_tool_call_request","callId":"call_1","turnId":"1","tool":"lookup_ticket","arguments":{"id":42}}}, [{"type":"item.started","ids":["item","request"],"payload":{"itemType":"dynamic_tool_call","title":"lookup_ticket"}},{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"dynamic_tool_call","detail":"lookup_ticket","args":{"arguments":{"id":42}}}}]);
   });
-  it("dynamic-tool-call-response #1 (mappings/codex-eventmsg.yaml:2120)", () => {
+  it("dynamic-tool-call-response #1 (mappings/codex-eventmsg.yaml:2137)", () => {
     check([{"id":"1","msg":{"type":"dynamic_tool_call_request","callId":"call_1","turnId":"1","tool":"lookup_ticket","arguments":{"id":42}}}], {"id":"1","msg":{"type":"dynamic_tool_call_response","call_id":"call_1","turn_id":"1","tool":"lookup_ticket","arguments":{"id":42},"content_items":[{"type":"inputText","text":"Ticket 42: open"}],"success":true,"duration":{"secs":0,"nanos":3}}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"dynamic_tool_call","resolution":{"success":true}}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"dynamic_tool_call","status":"completed","title":"lookup_ticket"}}]);
   });
-  it("hook-started #1 (mappings/codex-eventmsg.yaml:2136)", () => {
+  it("hook-started #1 (mappings/codex-eventmsg.yaml:2153)", () => {
     check([], {"id":"1","msg":{"type":"hook_started","turn_id":"1","run":{"id":"h1","event_name":"pre_tool_use","source_path":"/home/u/.codex/hooks.json","handler_type":"command","execution_mode":"sync","scope":"turn","status":"running","display_order":0,"started_at":1,"entries":[]}}}, [{"type":"hook.started","payload":{"hookId":"h1","hookName":"/home/u/.codex/hooks.json","hookEvent":"pre_tool_use"}}]);
   });
-  it("hook-completed #1 (mappings/codex-eventmsg.yaml:2149)", () => {
+  it("hook-completed #1 (mappings/codex-eventmsg.yaml:2166)", () => {
     check([], {"id":"1","msg":{"type":"hook_completed","turn_id":"1","run":{"id":"h1","event_name":"pre_tool_use","source_path":"/home/u/.codex/hooks.json","handler_type":"command","execution_mode":"sync","scope":"turn","status":"blocked","status_message":"rm -rf is not allowed","display_order":0,"started_at":1,"entries":[]}}}, [{"type":"hook.completed","payload":{"hookId":"h1","outcome":"error","output":"rm -rf is not allowed"}}]);
   });
-  it("mcp-startup-update #1 (mappings/codex-eventmsg.yaml:2161)", () => {
+  it("mcp-startup-update #1 (mappings/codex-eventmsg.yaml:2178)", () => {
     check([], {"id":"0","msg":{"type":"mcp_startup_update","server":"files","status":{"state":"failed","error":"handshake timed out"}}}, [{"type":"mcp.status.updated","payload":{"status":{"name":"files","status":"failed","error":"handshake timed out"}}}]);
   });
-  it("mcp-startup-complete #1 (mappings/codex-eventmsg.yaml:2173)", () => {
+  it("mcp-startup-complete #1 (mappings/codex-eventmsg.yaml:2190)", () => {
     check([], {"id":"0","msg":{"type":"mcp_startup_complete","ready":["files"],"failed":[{"server":"web","error":"spawn ENOENT"}],"cancelled":[]}}, [{"type":"mcp.status.updated","payload":{"status":{"ready":["files"],"failed":[{"server":"web"}]}}}]);
   });
-  it("entered-review-mode #1 (mappings/codex-eventmsg.yaml:2195)", () => {
+  it("entered-review-mode #1 (mappings/codex-eventmsg.yaml:2212)", () => {
     check([], {"id":"2","msg":{"type":"entered_review_mode","target":{"type":"uncommittedChanges"},"user_facing_hint":"current changes"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"review_entered","title":"current changes"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"review_entered","status":"completed","data":{"target":{"type":"uncommittedChanges"}}}}]);
   });
-  it("exited-review-mode #1 (mappings/codex-eventmsg.yaml:2215)", () => {
+  it("exited-review-mode #1 (mappings/codex-eventmsg.yaml:2232)", () => {
     check([], {"id":"2","msg":{"type":"exited_review_mode","review_output":{"findings":[],"overall_correctness":"patch is correct","overall_explanation":"No issues.","overall_confidence_score":0.9}}}, [{"type":"item.started","payload":{"itemType":"review_exited"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"review_exited","data":{"reviewOutput":{"overall_correctness":"patch is correct"}}}}]);
   });
-  it("realtime-conversation-started #1 (mappings/codex-eventmsg.yaml:2230)", () => {
+  it("realtime-conversation-started #1 (mappings/codex-eventmsg.yaml:2247)", () => {
     check([], {"id":"1","msg":{"type":"realtime_conversation_started","session_id":"sess_rt_1","version":"v2"}}, [{"type":"thread.realtime.started","payload":{"realtimeSessionId":"sess_rt_1"}}]);
   });
-  it("realtime-conversation-audio #1 (mappings/codex-eventmsg.yaml:2245)", () => {
+  it("realtime-conversation-audio #1 (mappings/codex-eventmsg.yaml:2262)", () => {
     check([], {"id":"1","msg":{"type":"realtime_conversation_realtime","payload":{"AudioOut":{"data":"AAAA","sample_rate":24000,"num_channels":1,"samples_per_channel":2}}}}, [{"type":"thread.realtime.audio.delta","payload":{"audio":{"data":"AAAA","sample_rate":24000}}}]);
   });
-  it("realtime-conversation-error #1 (mappings/codex-eventmsg.yaml:2260)", () => {
+  it("realtime-conversation-error #1 (mappings/codex-eventmsg.yaml:2277)", () => {
     check([], {"id":"1","msg":{"type":"realtime_conversation_realtime","payload":{"Error":"realtime websocket closed unexpectedly"}}}, [{"type":"thread.realtime.error","payload":{"message":"realtime websocket closed unexpectedly"}}]);
   });
-  it("realtime-conversation-item #1 (mappings/codex-eventmsg.yaml:2274)", () => {
+  it("realtime-conversation-item #1 (mappings/codex-eventmsg.yaml:2291)", () => {
     check([], {"id":"1","msg":{"type":"realtime_conversation_realtime","payload":{"ConversationItemDone":{"item_id":"it_1"}}}}, [{"type":"thread.realtime.item-added","payload":{"item":{"ConversationItemDone":{"item_id":"it_1"}}}}]);
   });
-  it("realtime-conversation-closed #1 (mappings/codex-eventmsg.yaml:2287)", () => {
+  it("realtime-conversation-closed #1 (mappings/codex-eventmsg.yaml:2304)", () => {
     check([], {"id":"1","msg":{"type":"realtime_conversation_closed","reason":"client stopped"}}, [{"type":"thread.realtime.closed","payload":{"reason":"client stopped"}}]);
   });
-  it("guardian-assessment #1 (mappings/codex-eventmsg.yaml:2304)", () => {
+  it("guardian-assessment #1 (mappings/codex-eventmsg.yaml:2321)", () => {
     check([], {"id":"1","msg":{"type":"guardian_assessment","id":"g1","target_item_id":"call_1","turn_id":"1","status":"denied","risk_level":"high","rationale":"writes outside the workspace","action":{"type":"command","source":"shell","command":"rm -rf /etc","cwd":"/w"}}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","data":{"autoApprovalReview":{"reviewId":"g1","status":"denied","riskLevel":"high"}}}}]);
   });
-  it("collab-agent-spawn-begin #1 (mappings/codex-eventmsg.yaml:2323)", () => {
+  it("collab-agent-spawn-begin #1 (mappings/codex-eventmsg.yaml:2340)", () => {
     check([], {"id":"1","msg":{"type":"collab_agent_spawn_begin","call_id":"call_1","sender_thread_id":"t1","prompt":"Explore the repo","model":"gpt-5.5","reasoning_effort":"low"}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"collab_agent_tool_call","status":"inProgress","title":"spawn_agent","data":{"prompt":"Explore the repo"}}}]);
   });
-  it("collab-agent-spawn-end #1 (mappings/codex-eventmsg.yaml:2341)", () => {
+  it("collab-agent-spawn-end #1 (mappings/codex-eventmsg.yaml:2358)", () => {
     check([{"id":"1","msg":{"type":"collab_agent_spawn_begin","call_id":"call_1","sender_thread_id":"t1","prompt":"Explore the repo"}}], {"id":"1","msg":{"type":"collab_agent_spawn_end","call_id":"call_1","sender_thread_id":"t1","new_thread_id":"t2","new_agent_nickname":"scout","prompt":"Explore the repo","status":"running","model":"gpt-5.5","reasoning_effort":"low"}}, [{"type":"item.completed","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","status":"completed","data":{"new_thread_id":"t2"}}}]);
   });
-  it("collab-agent-spawn-end #2 (mappings/codex-eventmsg.yaml:2345)", () => {
+  it("collab-agent-spawn-end #2 (mappings/codex-eventmsg.yaml:2362)", () => {
     check([], {"id":"1","msg":{"type":"collab_agent_spawn_end","call_id":"call_2","sender_thread_id":"t1","new_thread_id":null,"prompt":"x","status":{"errored":"agent limit reached"}}}, [{"type":"item.completed","payload":{"itemType":"collab_agent_tool_call","status":"failed"}}]);
   });
-  it("collab-agent-interaction-begin #1 (mappings/codex-eventmsg.yaml:2363)", () => {
+  it("collab-agent-interaction-begin #1 (mappings/codex-eventmsg.yaml:2380)", () => {
     check([], {"id":"1","msg":{"type":"collab_agent_interaction_begin","call_id":"call_3","sender_thread_id":"t1","receiver_thread_id":"t2","prompt":"Also check tests/"}}, [{"type":"item.started","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","title":"send_input"}}]);
   });
-  it("collab-agent-interaction-end #1 (mappings/codex-eventmsg.yaml:2381)", () => {
+  it("collab-agent-interaction-end #1 (mappings/codex-eventmsg.yaml:2398)", () => {
     check([{"id":"1","msg":{"type":"collab_agent_interaction_begin","call_id":"call_3","sender_thread_id":"t1","receiver_thread_id":"t2","prompt":"Also check tests/"}}], {"id":"1","msg":{"type":"collab_agent_interaction_end","call_id":"call_3","sender_thread_id":"t1","receiver_thread_id":"t2","prompt":"Also check tests/","status":{"completed":"tests/ has 3 files"}}}, [{"type":"item.completed","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","status":"completed","title":"send_input"}}]);
   });
-  it("collab-waiting-begin #1 (mappings/codex-eventmsg.yaml:2400)", () => {
+  it("collab-waiting-begin #1 (mappings/codex-eventmsg.yaml:2417)", () => {
     check([], {"id":"1","msg":{"type":"collab_waiting_begin","call_id":"call_4","sender_thread_id":"t1","receiver_thread_ids":["t2","t3"]}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"collab_agent_tool_call","title":"wait","data":{"receiver_thread_ids":["t2","t3"]}}}]);
   });
-  it("collab-waiting-end #1 (mappings/codex-eventmsg.yaml:2417)", () => {
+  it("collab-waiting-end #1 (mappings/codex-eventmsg.yaml:2434)", () => {
     check([{"id":"1","msg":{"type":"collab_waiting_begin","call_id":"call_4","sender_thread_id":"t1","receiver_thread_ids":["t2"]}}], {"id":"1","msg":{"type":"collab_waiting_end","call_id":"call_4","sender_thread_id":"t1","statuses":{"t2":{"completed":"done"}}}}, [{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"collab_agent_tool_call","status":"completed","data":{"statuses":{"t2":{"completed":"done"}}}}}]);
   });
-  it("collab-close-begin #1 (mappings/codex-eventmsg.yaml:2436)", () => {
+  it("collab-close-begin #1 (mappings/codex-eventmsg.yaml:2453)", () => {
     check([], {"id":"1","msg":{"type":"collab_close_begin","call_id":"call_5","sender_thread_id":"t1","receiver_thread_id":"t2"}}, [{"type":"item.started","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","title":"close_agent"}}]);
   });
-  it("collab-close-end #1 (mappings/codex-eventmsg.yaml:2454)", () => {
+  it("collab-close-end #1 (mappings/codex-eventmsg.yaml:2471)", () => {
     check([{"id":"1","msg":{"type":"collab_close_begin","call_id":"call_5","sender_thread_id":"t1","receiver_thread_id":"t2"}}], {"id":"1","msg":{"type":"collab_close_end","call_id":"call_5","sender_thread_id":"t1","receiver_thread_id":"t2","status":"shutdown"}}, [{"type":"item.completed","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","status":"completed","title":"close_agent"}}]);
   });
-  it("collab-resume-begin #1 (mappings/codex-eventmsg.yaml:2473)", () => {
+  it("collab-resume-begin #1 (mappings/codex-eventmsg.yaml:2490)", () => {
     check([], {"id":"1","msg":{"type":"collab_resume_begin","call_id":"call_6","sender_thread_id":"t1","receiver_thread_id":"t2","receiver_agent_nickname":"scout"}}, [{"type":"item.started","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","title":"resume_agent"}}]);
   });
-  it("collab-resume-end #1 (mappings/codex-eventmsg.yaml:2491)", () => {
+  it("collab-resume-end #1 (mappings/codex-eventmsg.yaml:2508)", () => {
     check([{"id":"1","msg":{"type":"collab_resume_begin","call_id":"call_6","sender_thread_id":"t1","receiver_thread_id":"t2"}}], {"id":"1","msg":{"type":"collab_resume_end","call_id":"call_6","sender_thread_id":"t1","receiver_thread_id":"t2","status":"not_found"}}, [{"type":"item.completed","ids":["thread","item","parent"],"payload":{"itemType":"collab_agent_tool_call","status":"failed"}}]);
   });
-  it("sub-agent-activity-started #1 (mappings/codex-eventmsg.yaml:2512)", () => {
+  it("sub-agent-activity-started #1 (mappings/codex-eventmsg.yaml:2529)", () => {
     check([], {"id":"1","msg":{"type":"sub_agent_activity","event_id":"e1","agent_thread_id":"t2","agent_path":"/root/scout","kind":"started"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"collab_agent_tool_call","status":"inProgress","title":"/root/scout"}}]);
   });
-  it("sub-agent-activity-ended #1 (mappings/codex-eventmsg.yaml:2530)", () => {
+  it("sub-agent-activity-ended #1 (mappings/codex-eventmsg.yaml:2547)", () => {
     check([{"id":"1","msg":{"type":"sub_agent_activity","event_id":"e1","agent_thread_id":"t2","agent_path":"/root/scout","kind":"started"}}], {"id":"1","msg":{"type":"sub_agent_activity","event_id":"e2","agent_thread_id":"t2","agent_path":"/root/scout","kind":"interrupted"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"collab_agent_tool_call","status":"failed","title":"/root/scout"}}]);
   });
-  it("sub-agent-activity #1 (mappings/codex-eventmsg.yaml:2546)", () => {
+  it("sub-agent-activity #1 (mappings/codex-eventmsg.yaml:2563)", () => {
     check([], {"id":"1","msg":{"type":"sub_agent_activity","event_id":"e3","agent_thread_id":"t2","agent_path":"/root/scout","kind":"interacted"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"collab_agent_tool_call","data":{"kind":"interacted"}}}]);
   });
 });

@@ -178,13 +178,13 @@ describe("opencode: table examples (mappings/opencode.yaml)", () => {
   it("permission-v2-replied #1 (mappings/opencode.yaml:1051)", () => {
     check([{"type":"permission.v2.asked","properties":{"id":"per1","sessionID":"s1","action":"bash","resources":["ls"]}}], {"type":"permission.v2.replied","properties":{"sessionID":"s1","requestID":"per1","reply":"always"}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","decision":"allow_always"}}]);
   });
-  it("question-asked #1 (mappings/opencode.yaml:1081)", () => {
-    check([], {"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which language?","header":"Lang","options":[{"label":"Python","description":"Python"}]}],"tool":{"messageID":"a1","callID":"c1"}}}, [{"type":"user-input.requested","ids":["thread","request"],"payload":{"questions":[{"question":"Which language?"}]}},{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"tool_user_input","detail":"Which language?"}}]);
+  it("question-asked #1 (mappings/opencode.yaml:1084)", () => {
+    check([], {"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which language?","header":"Lang","options":[{"label":"Python","description":"Python"}]}],"tool":{"messageID":"a1","callID":"c1"}}}, [{"type":"user-input.requested","ids":["thread","request"],"payload":{"questions":[{"id":"0","prompt":"Which language?","header":"Lang","options":[{"id":"Python","label":"Python","description":"Python"}],"multiSelect":false,"freeText":true}]}},{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"tool_user_input","detail":"Which language?","questions":[{"id":"0"}]}}]);
   });
-  it("question-replied #1 (mappings/opencode.yaml:1102)", () => {
-    check([{"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which?","header":"W","options":[]}]}}], {"type":"question.replied","properties":{"sessionID":"s1","requestID":"q1","answers":[["Python"]]}}, [{"type":"user-input.resolved","ids":["thread","request"],"payload":{"answers":[["Python"]]}},{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"answered"}}]);
+  it("question-replied #1 (mappings/opencode.yaml:1107)", () => {
+    check([{"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which?","header":"W","options":[]}]}}], {"type":"question.replied","properties":{"sessionID":"s1","requestID":"q1","answers":[["Python"]]}}, [{"type":"user-input.resolved","ids":["thread","request"],"payload":{"answers":{"0":["Python"]},"data":[["Python"]]}},{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"answered","answers":{"0":["Python"]}}}]);
   });
-  it("question-rejected #1 (mappings/opencode.yaml:1124)", () => {
-    check([{"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which?","header":"W","options":[]}]}}], {"type":"question.rejected","properties":{"sessionID":"s1","requestID":"q1"}}, [{"type":"user-input.resolved","payload":{"answers":[]}},{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"cancelled"}}]);
+  it("question-rejected #1 (mappings/opencode.yaml:1128)", () => {
+    check([{"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which?","header":"W","options":[]}]}}], {"type":"question.rejected","properties":{"sessionID":"s1","requestID":"q1"}}, [{"type":"user-input.resolved","payload":{}},{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"cancelled"}}]);
   });
 });
