@@ -135,11 +135,6 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
   if (questions && !QUESTION_DECISIONS.includes(decision)) {
     throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: a question request takes "answered" (with answers) or "cancelled", not "${decision}"`);
   }
-  // A request that lists its options takes one of them (cancelling is always possible: the table says how).
-  const offered = Array.isArray(p.options) && p.options.length ? [...new Set(p.options.map((o) => o?.decision).filter((d): d is string => typeof d === "string"))] : undefined;
-  if (offered && !offered.includes(decision) && decision !== "cancelled" && decision !== "answered_elsewhere") {
-    throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: this ${p.requestType} request offers ${offered.map((d) => `"${d}"`).join(", ")}, not "${decision}"`);
-  }
   if (questions && decision === "answered") reply = { ...reply, answers: checkAnswers(questions, (reply as { answers?: unknown }).answers) } as RequestReply;
   const row = rowOf(tables, opened);
   if (!row) throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: no table answers this ${opened.provider} request${opened.raw?.rule ? ` (${opened.raw.rule})` : ""}`);
@@ -160,6 +155,11 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
       try { return !x.when || x.when(context(p, opened.providerRefs ?? {}, id, reply, d)); } catch { return true; }
     })).flatMap((x) => x.decisions))];
     throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: a ${p.requestType} request of ${rule}${transport ? ` over ${transport}` : ""} takes ${takes.length ? takes.map((d) => `"${d}"`).join(", ") : "no decision"}, not "${decision}"`);
+  }
+  // A request that lists its options takes one of them (cancelling is always possible: the table says how).
+  const offered = Array.isArray(p.options) && p.options.length ? [...new Set(p.options.map((o) => o?.decision).filter((d): d is string => typeof d === "string"))] : undefined;
+  if (offered && !offered.includes(decision) && decision !== "cancelled" && decision !== "answered_elsewhere") {
+    throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: this ${p.requestType} request of ${rule} offers ${offered.map((d) => `"${d}"`).join(", ")}, not "${decision}"`);
   }
   for (const [field, type] of Object.entries(c.reply ?? {})) {
     const v = (reply as Record<string, unknown>)[field];
