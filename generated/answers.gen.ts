@@ -2,6 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 import type { AnswerCaseData, AnswerTables } from "../src/answer/answer-table.js";
 import type { RequestAnswer } from "../src/answer/answer.js";
+import * as h_questions from "../mappings/helpers/questions.js";
 import { compact, concat, merge, numeric, text, typeOf, uri } from "../src/normalize/row-util.js";
 
 type Kind = RequestAnswer["kind"];
@@ -25,11 +26,11 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     when: (a) => a.payload?.requestType === "tool_user_input",
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: a.reply?.answers })), decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined) }),
+    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: h_questions.textByQuestion(a.payload?.questions, a.reply?.answers, ", ") })), decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined) }),
     at: "mappings/claude-sdk.yaml:303",
   },
   {
-    decisions: ["reject_once", "reject_always", "cancelled"],
+    decisions: ["cancelled"],
     when: (a) => a.payload?.requestType === "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_reject" : undefined) }),
@@ -265,21 +266,20 @@ export const ANSWERS: AnswerTables = {
       cases: [
         {
           decisions: ["answered"],
-          reply: { answers: "array" },
           via: ["result"],
-          body: (a) => compact({ outcome: compact({ outcome: "answered", answers: a.reply?.answers }) }),
-          at: "mappings/acp.yaml:1643",
+          body: (a) => compact({ outcome: compact({ outcome: "answered", answers: h_questions.optionSelections(a.payload?.questions, a.reply?.answers, "questionId", "selectedOptionIds") }) }),
+          at: "mappings/acp.yaml:1646",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1646",
+          at: "mappings/acp.yaml:1648",
         },
       ],
-      at: "mappings/acp.yaml:1643",
+      at: "mappings/acp.yaml:1646",
     },
-    // mappings/acp.yaml:1686
+    // mappings/acp.yaml:1690
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1706",
+          at: "mappings/acp.yaml:1710",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1708",
+          at: "mappings/acp.yaml:1712",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1710",
+          at: "mappings/acp.yaml:1714",
         },
       ],
-      at: "mappings/acp.yaml:1706",
+      at: "mappings/acp.yaml:1710",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
@@ -318,45 +318,45 @@ export const ANSWERS: AnswerTables = {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2107",
+      at: "mappings/claude-sdk.yaml:2110",
     },
-    // mappings/claude-sdk.yaml:2204
+    // mappings/claude-sdk.yaml:2209
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2223",
+      at: "mappings/claude-sdk.yaml:2228",
     },
-    // mappings/claude-sdk.yaml:2260
+    // mappings/claude-sdk.yaml:2265
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2278",
+      at: "mappings/claude-sdk.yaml:2283",
     },
-    // mappings/claude-sdk.yaml:2397
+    // mappings/claude-sdk.yaml:2402
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2414",
+      at: "mappings/claude-sdk.yaml:2420",
     },
-    // mappings/claude-sdk.yaml:2421
+    // mappings/claude-sdk.yaml:2427
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2442",
+      at: "mappings/claude-sdk.yaml:2448",
     },
-    // mappings/claude-sdk.yaml:2449
+    // mappings/claude-sdk.yaml:2455
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2470",
+      at: "mappings/claude-sdk.yaml:2476",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {
@@ -379,21 +379,20 @@ export const ANSWERS: AnswerTables = {
       cases: [
         {
           decisions: ["answered"],
-          reply: { answers: "object" },
           via: ["result"],
-          body: (a) => compact({ answers: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1058",
-        },
-        {
-          decisions: ["reject_once", "reject_always", "cancelled"],
-          via: ["result"],
-          body: (a) => compact({ answers: {} }),
+          body: (a) => compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }),
           at: "mappings/codex-app-server.yaml:1061",
         },
+        {
+          decisions: ["cancelled"],
+          via: ["result"],
+          body: (a) => compact({ answers: {} }),
+          at: "mappings/codex-app-server.yaml:1064",
+        },
       ],
-      at: "mappings/codex-app-server.yaml:1058",
+      at: "mappings/codex-app-server.yaml:1061",
     },
-    // mappings/codex-app-server.yaml:1070
+    // mappings/codex-app-server.yaml:1073
     "codex-app-server#mcp-elicitation-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -403,30 +402,30 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1083",
+          at: "mappings/codex-app-server.yaml:1086",
         },
         {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ action: "accept", content: {} }),
-          at: "mappings/codex-app-server.yaml:1086",
+          at: "mappings/codex-app-server.yaml:1089",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/codex-app-server.yaml:1088",
+          at: "mappings/codex-app-server.yaml:1091",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/codex-app-server.yaml:1090",
+          at: "mappings/codex-app-server.yaml:1093",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1083",
+      at: "mappings/codex-app-server.yaml:1086",
     },
-    // mappings/codex-app-server.yaml:1097
+    // mappings/codex-app-server.yaml:1100
     "codex-app-server#permissions-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -435,24 +434,24 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "turn" }),
-          at: "mappings/codex-app-server.yaml:1111",
+          at: "mappings/codex-app-server.yaml:1114",
         },
         {
           decisions: ["allow_always"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "session" }),
-          at: "mappings/codex-app-server.yaml:1113",
+          at: "mappings/codex-app-server.yaml:1116",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ permissions: {} }),
-          at: "mappings/codex-app-server.yaml:1115",
+          at: "mappings/codex-app-server.yaml:1118",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1111",
+      at: "mappings/codex-app-server.yaml:1114",
     },
-    // mappings/codex-app-server.yaml:1122
+    // mappings/codex-app-server.yaml:1125
     "codex-app-server#dynamic-tool-call-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["dynamic_tool_call"],
@@ -462,24 +461,24 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1136",
+          at: "mappings/codex-app-server.yaml:1139",
         },
         {
           decisions: ["completed"],
           via: ["result"],
           body: (a) => compact({ success: true, contentItems: ((typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined) ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1139",
+          at: "mappings/codex-app-server.yaml:1142",
         },
         {
           decisions: ["failed"],
           via: ["result"],
           body: (a) => compact({ success: false, contentItems: ((typeOf(a.reply?.message) === "string" ? [compact({ type: "inputText", text: a.reply?.message })] : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1143",
+          at: "mappings/codex-app-server.yaml:1146",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1136",
+      at: "mappings/codex-app-server.yaml:1139",
     },
-    // mappings/codex-app-server.yaml:1152
+    // mappings/codex-app-server.yaml:1155
     "codex-app-server#auth-tokens-refresh-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["auth_tokens_refresh"],
@@ -489,130 +488,129 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1165",
+          at: "mappings/codex-app-server.yaml:1168",
         },
         {
           decisions: ["completed"],
           fail: { code: "incomplete_request", message: "a auth_tokens_refresh answer needs the provider's result object (reply.result)" },
-          at: "mappings/codex-app-server.yaml:1168",
+          at: "mappings/codex-app-server.yaml:1171",
         },
         {
           decisions: ["failed"],
           via: ["error"],
           body: (a) => compact({ code: -32000, message: (text(a.reply?.message, "", "strings", true) ?? "auth_tokens_refresh failed") }),
-          at: "mappings/codex-app-server.yaml:1170",
+          at: "mappings/codex-app-server.yaml:1173",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1165",
+      at: "mappings/codex-app-server.yaml:1168",
     },
-    // mappings/codex-app-server.yaml:1178
+    // mappings/codex-app-server.yaml:1181
     "codex-app-server#attestation-generate-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
       none: "the answer is an attestation token (a credential) that only the client can make",
       cases: [],
-      at: "mappings/codex-app-server.yaml:1189",
+      at: "mappings/codex-app-server.yaml:1192",
     },
-    // mappings/codex-app-server.yaml:1196
+    // mappings/codex-app-server.yaml:1199
     "codex-app-server#apply-patch-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
-      requestTypes: ["apply_patch_approval"],
+      requestTypes: ["file_change_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1209",
+      at: "mappings/codex-app-server.yaml:1213",
     },
-    // mappings/codex-app-server.yaml:1215
+    // mappings/codex-app-server.yaml:1219
     "codex-app-server#exec-command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
-      requestTypes: ["exec_command_approval"],
+      requestTypes: ["command_execution_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1228",
+      at: "mappings/codex-app-server.yaml:1233",
     },
-    // mappings/codex-eventmsg.yaml:1687
+    // mappings/codex-eventmsg.yaml:1695
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
-      requestTypes: ["exec_command_approval"],
+      requestTypes: ["command_execution_approval"],
       cases: [
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1702",
+          at: "mappings/codex-eventmsg.yaml:1711",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1702",
+      at: "mappings/codex-eventmsg.yaml:1711",
     },
-    // mappings/codex-eventmsg.yaml:1709
+    // mappings/codex-eventmsg.yaml:1718
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
-      requestTypes: ["exec_command_approval"],
+      requestTypes: ["command_execution_approval"],
       cases: [
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1722",
+          at: "mappings/codex-eventmsg.yaml:1732",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1722",
+      at: "mappings/codex-eventmsg.yaml:1732",
     },
-    // mappings/codex-eventmsg.yaml:1730
+    // mappings/codex-eventmsg.yaml:1740
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
-      requestTypes: ["apply_patch_approval"],
+      requestTypes: ["file_change_approval"],
       cases: [
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1743",
+          at: "mappings/codex-eventmsg.yaml:1754",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1743",
+      at: "mappings/codex-eventmsg.yaml:1754",
     },
-    // mappings/codex-eventmsg.yaml:1751
+    // mappings/codex-eventmsg.yaml:1762
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1761",
+      at: "mappings/codex-eventmsg.yaml:1772",
     },
-    // mappings/codex-eventmsg.yaml:1767
+    // mappings/codex-eventmsg.yaml:1778
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
       cases: [
         {
           decisions: ["answered"],
-          reply: { answers: "object" },
           via: ["submission"],
-          body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/codex-eventmsg.yaml:1780",
+          body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }) }),
+          at: "mappings/codex-eventmsg.yaml:1794",
         },
         {
-          decisions: ["reject_once", "reject_always", "cancelled"],
+          decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1783",
+          at: "mappings/codex-eventmsg.yaml:1797",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1780",
+      at: "mappings/codex-eventmsg.yaml:1794",
     },
-    // mappings/codex-eventmsg.yaml:1792
+    // mappings/codex-eventmsg.yaml:1806
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1802",
+      at: "mappings/codex-eventmsg.yaml:1816",
     },
-    // mappings/codex-eventmsg.yaml:2082
+    // mappings/codex-eventmsg.yaml:2099
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2101",
+      at: "mappings/codex-eventmsg.yaml:2118",
     },
     // mappings/opencode.yaml:970
     "opencode#permission-asked": {
@@ -642,19 +640,18 @@ export const ANSWERS: AnswerTables = {
       cases: [
         {
           decisions: ["answered"],
-          reply: { answers: "array" },
           via: ["http"],
-          body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/opencode.yaml:1096",
+          body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: h_questions.labelLists(a.payload?.questions, a.reply?.answers) }) }),
+          at: "mappings/opencode.yaml:1100",
         },
         {
-          decisions: ["reject_once", "reject_always", "cancelled"],
+          decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1099",
+          at: "mappings/opencode.yaml:1102",
         },
       ],
-      at: "mappings/opencode.yaml:1096",
+      at: "mappings/opencode.yaml:1100",
     },
   },
 };

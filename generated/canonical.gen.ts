@@ -22,8 +22,8 @@ export type ProviderKind = ("codex" | "claude" | "cursor" | "acp" | "opencode")
 export type RuntimeEventSource = ("codex.app-server.notification" | "codex.app-server.request" | "codex.app-server.response" | "codex.eventmsg" | "codex.sdk.thread-event" | "claude.sdk.message" | "claude.sdk.permission" | "acp.notification" | "acp.request" | "acp.response" | "cursor.acp.notification" | "cursor.acp.request" | "cursor.acp.response" | "cursor.stream-json" | "cursor.sdk.message" | "cursor.sdk.update" | "cursor.sdk.conversation" | "opencode.event" | "agentnorm.runtime")
 /** One of 16 values (listed at run time as `CANONICAL_ITEM_TYPE_VALUES`). */
 export type CanonicalItemType = ("user_message" | "assistant_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "web_search" | "image_view" | "review_entered" | "review_exited" | "context_compaction" | "error" | "unknown")
-/** One of 8 values (listed at run time as `CANONICAL_REQUEST_TYPE_VALUES`). */
-export type CanonicalRequestType = ("command_execution_approval" | "file_change_approval" | "apply_patch_approval" | "exec_command_approval" | "tool_user_input" | "dynamic_tool_call" | "auth_tokens_refresh" | "unknown")
+/** One of 6 values (listed at run time as `CANONICAL_REQUEST_TYPE_VALUES`). */
+export type CanonicalRequestType = ("command_execution_approval" | "file_change_approval" | "tool_user_input" | "dynamic_tool_call" | "auth_tokens_refresh" | "unknown")
 /** One of 6 values (listed at run time as `SESSION_STATE_VALUES`). */
 export type SessionState = ("starting" | "ready" | "running" | "waiting" | "stopped" | "error")
 /** One of 6 values (listed at run time as `THREAD_STATE_VALUES`). */
@@ -316,6 +316,43 @@ decision: RequestDecision
 label?: string
 providerOptionId?: string
 }
+export interface Question {
+/**
+ * The question's id: what the answers are keyed by.
+ */
+id: string
+/**
+ * The question as asked.
+ */
+prompt: string
+/**
+ * A short label for the question (a tab, a chip).
+ */
+header?: string
+/**
+ * The choices offered; absent or empty: free text only.
+ */
+options?: QuestionOption[]
+/**
+ * More than one option may be chosen.
+ */
+multiSelect?: boolean
+/**
+ * A typed answer is taken (besides the options, or instead of them when there are none).
+ */
+freeText?: boolean
+}
+export interface QuestionOption {
+/**
+ * What an answer names the option by (the provider's option id, else its label).
+ */
+id: string
+label: string
+description?: string
+}
+export interface QuestionAnswers {
+[k: string]: string[] | undefined
+}
 /** The payload of `session.started` events. */
 export interface SessionStartedPayload {
 message?: string
@@ -435,23 +472,38 @@ summaryIndex?: number
 /** The payload of `request.opened` events (it opens the request lifecycle). */
 export interface RequestOpenedPayload {
 requestType: CanonicalRequestType
+/**
+ * The provider's own name for this kind of request, where it has one of its own beside the canonical type (Codex's legacy execCommandApproval, an EventMsg's exec_approval_request).
+ */
+providerRequestType?: string
 detail?: string
 args?: unknown
 options?: RequestOption[]
+/**
+ * A question request's questions (what answerRequest checks an `answered` reply against).
+ */
+questions?: Question[]
 }
 /** The payload of `request.resolved` events (it ends the request lifecycle). */
 export interface RequestResolvedPayload {
 requestType: CanonicalRequestType
+/**
+ * As in request.opened.
+ */
+providerRequestType?: string
 decision?: RequestDecision
+answers?: QuestionAnswers
 resolution?: unknown
 }
 /** The payload of `user-input.requested` events (it opens the user-input lifecycle). */
 export interface UserInputRequestedPayload {
-questions: unknown
+questions?: Question[]
+data?: unknown
 }
 /** The payload of `user-input.resolved` events (it ends the user-input lifecycle). */
 export interface UserInputResolvedPayload {
-answers: unknown
+answers?: QuestionAnswers
+data?: unknown
 }
 /** The payload of `task.started` events (it opens the task lifecycle). */
 export interface TaskStartedPayload {
@@ -667,11 +719,11 @@ export type IdKind = keyof typeof ID_PREFIXES;
 /** RFC 3339 date-time: the `date-time` format the validator checks createdAt with. */
 export const DATE_TIME_FORMAT = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 /** The canonical stream's contract version (every event's schemaVersion); changes only for a breaking change. */
-export const CANONICAL_SCHEMA_VERSION = 1 as const;
+export const CANONICAL_SCHEMA_VERSION = 2 as const;
 export const PROVIDER_KIND_VALUES = ["codex","claude","cursor","acp","opencode"] as const;
 export const RUNTIME_EVENT_SOURCE_VALUES = ["codex.app-server.notification","codex.app-server.request","codex.app-server.response","codex.eventmsg","codex.sdk.thread-event","claude.sdk.message","claude.sdk.permission","acp.notification","acp.request","acp.response","cursor.acp.notification","cursor.acp.request","cursor.acp.response","cursor.stream-json","cursor.sdk.message","cursor.sdk.update","cursor.sdk.conversation","opencode.event","agentnorm.runtime"] as const;
 export const CANONICAL_ITEM_TYPE_VALUES = ["user_message","assistant_message","reasoning","plan","command_execution","file_change","mcp_tool_call","dynamic_tool_call","collab_agent_tool_call","web_search","image_view","review_entered","review_exited","context_compaction","error","unknown"] as const;
-export const CANONICAL_REQUEST_TYPE_VALUES = ["command_execution_approval","file_change_approval","apply_patch_approval","exec_command_approval","tool_user_input","dynamic_tool_call","auth_tokens_refresh","unknown"] as const;
+export const CANONICAL_REQUEST_TYPE_VALUES = ["command_execution_approval","file_change_approval","tool_user_input","dynamic_tool_call","auth_tokens_refresh","unknown"] as const;
 export const SESSION_STATE_VALUES = ["starting","ready","running","waiting","stopped","error"] as const;
 export const THREAD_STATE_VALUES = ["active","idle","archived","closed","compacted","error"] as const;
 export const TURN_STATE_VALUES = ["completed","failed","interrupted","cancelled"] as const;
@@ -682,11 +734,13 @@ export const REQUEST_DECISION_VALUES = ["allow_once","allow_always","reject_once
 export const RUNTIME_ERROR_CLASS_VALUES = ["provider_error","transport_error","permission_error","validation_error","unknown"] as const;
 /** What a request asks of the host: a renderer picks its card by this (canonical.yaml `requestKinds`). */
 export type RequestKind = "permission" | "question" | "host_call";
-export const REQUEST_KIND: { readonly [T in CanonicalRequestType]: RequestKind } = {
+/** The request kind of each request type, as a type (`RequestTypeOfKind<"question">` is the types of that kind). */
+export interface RequestKindByType { "command_execution_approval": "permission"; "file_change_approval": "permission"; "unknown": "permission"; "tool_user_input": "question"; "dynamic_tool_call": "host_call"; "auth_tokens_refresh": "host_call"; }
+/** The request types of a request kind. */
+export type RequestTypeOfKind<K extends RequestKind> = { [T in CanonicalRequestType]: RequestKindByType[T] extends K ? T : never }[CanonicalRequestType];
+export const REQUEST_KIND: { readonly [T in CanonicalRequestType]: RequestKindByType[T] } = {
   "command_execution_approval": "permission",
   "file_change_approval": "permission",
-  "apply_patch_approval": "permission",
-  "exec_command_approval": "permission",
   "unknown": "permission",
   "tool_user_input": "question",
   "dynamic_tool_call": "host_call",
@@ -746,7 +800,7 @@ export interface RuntimeEventPayloadByType {
 export interface RuntimeEventBase<TType extends CanonicalRuntimeEventType, TPayload> {
   eventId: EventId;
   /** The canonical stream's contract version; changes only for a breaking change. */
-  schemaVersion: 1;
+  schemaVersion: 2;
   provider: ProviderKind;
   sessionId: RuntimeSessionId;
   /** When the event happened (RFC 3339 date-time, UTC): the time the provider's message carries, else the normalizer's clock. Not an ordering: use sequence. */

@@ -424,7 +424,11 @@ export async function buildTypes(m: CanonicalModel, schema: any): Promise<string
     lines.push(
       "/** What a request asks of the host: a renderer picks its card by this (canonical.yaml `requestKinds`). */",
       `export type RequestKind = ${Object.keys(m.requestKinds).map((k) => JSON.stringify(k)).join(" | ")};`,
-      `export const REQUEST_KIND: { readonly [T in CanonicalRequestType]: RequestKind } = ${JSON.stringify(byType, null, 2)};`,
+      "/** The request kind of each request type, as a type (`RequestTypeOfKind<\"question\">` is the types of that kind). */",
+      `export interface RequestKindByType { ${Object.entries(byType).map(([t, k]) => `${JSON.stringify(t)}: ${JSON.stringify(k)};`).join(" ")} }`,
+      "/** The request types of a request kind. */",
+      "export type RequestTypeOfKind<K extends RequestKind> = { [T in CanonicalRequestType]: RequestKindByType[T] extends K ? T : never }[CanonicalRequestType];",
+      `export const REQUEST_KIND: { readonly [T in CanonicalRequestType]: RequestKindByType[T] } = ${JSON.stringify(byType, null, 2)};`,
     );
   }
   lines.push("", "/** Payload of each canonical event type. */", "export interface RuntimeEventPayloadByType {");

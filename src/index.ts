@@ -38,8 +38,8 @@ export type { CanonicalEventValidator, CanonicalValidationError } from "./valida
 export { AgentnormError, AnswerError, ERROR_CODES, InvalidOptionError, UnknownSurfaceError } from "./errors.js";
 export type { AgentnormErrorCode } from "./errors.js";
 export * from "../generated/canonical.gen.js";
-export { answerRequest } from "./answer/answer.js";
-export type { AnswerOptions, PermissionDecision, RequestAnswer, RequestReply } from "./answer/answer.js";
+export { answerRequest, isRequestOf, requestKindOf } from "./answer/answer.js";
+export type { AnswerOptions, HostCallReply, PermissionDecision, PermissionReply, QuestionAnswers, QuestionReply, ReplyByKind, ReplyFor, ReplyForEvent, RequestAnswer, RequestOpenedOf, RequestReply } from "./answer/answer.js";
 export { toClaudePermissionResult } from "./answer/claude-permission.js";
 export type { ClaudePermissionResult, CanonicalPermissionDecision, ClaudeDecisionClassification, ClaudeElicitationResult, ClaudeUserDialogResult } from "./answer/claude-permission.js";
 export { toAcpPermissionResponse } from "./answer/acp-permission.js";

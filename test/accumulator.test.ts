@@ -13,7 +13,7 @@ function stream(provider: CanonicalEvent["provider"] = "codex") {
   const events: CanonicalEvent[] = [];
   const ev = (type: string, payload: object = {}, ids: Partial<Record<"turnId" | "itemId" | "requestId" | "parentId" | "threadId", string>> = {}) => {
     seq++;
-    const e = { eventId: `evt_${seq}`, schemaVersion: 1, sequence: seq, type, provider, sessionId: "ses_1", createdAt: "2026-01-01T00:00:00.000Z", ...ids, payload } as unknown as CanonicalEvent;
+    const e = { eventId: `evt_${seq}`, schemaVersion: 2, sequence: seq, type, provider, sessionId: "ses_1", createdAt: "2026-01-01T00:00:00.000Z", ...ids, payload } as unknown as CanonicalEvent;
     events.push(e);
     return e;
   };

@@ -97,7 +97,8 @@ describe("acp: a Cursor session with extension methods", () => {
     const toolQ = events.find((e) => e.type === "item.started" && P(e).title === "Ask question")!;
     expect(opened[0].itemId).toBe(toolQ.itemId);
     expect(opened[0].turnId).toBe(toolQ.turnId);
-    expect(P(events.find((e) => e.type === "user-input.resolved")!).answers).toEqual({ outcome: "answered", answers: [{ questionId: "q1", selectedOptionIds: ["jwt"] }] });
+    expect(P(events.find((e) => e.type === "user-input.resolved")!).answers).toEqual({ q1: ["jwt"] });
+    expect(P(events.find((e) => e.type === "user-input.resolved")!).data).toEqual({ outcome: "answered", answers: [{ questionId: "q1", selectedOptionIds: ["jwt"] }] });
   });
 
   it("create_plan then a merging update_todos: the turn's plan is the whole merged list", () => {

@@ -62,7 +62,10 @@ describe("every request a table opens is answered by its table", () => {
       const envelopes = Object.values(ANSWERS.surfaces[surface]?.envelopes ?? {}).map((e) => e.kind);
       const needs = ANSWERS.rows[rule].cases.find((c) => c.reply?.answers)?.reply?.answers;
       for (const decision of DECISIONS) {
-        const reply = { decision, answers: needs === "array" ? [["x"]] : { q: "x" }, output: "done", result: { ok: true }, message: "why" } as unknown as RequestReply;
+        // a question request's answers answer its questions (checked against them); other requests' content as their table needs it
+        const qs = (event.payload as any).questions as { id: string; options?: { id: string }[] }[] | undefined;
+        const answers = qs ? Object.fromEntries(qs.map((q) => [q.id, q.options?.[0]?.id ?? "x"])) : needs === "array" ? [["x"]] : { q: "x" };
+        const reply = { decision, answers, output: "done", result: { ok: true }, message: "why" } as unknown as RequestReply;
         const got = codeOf(() => {
           const a = answerRequest(event, reply);
           if (!envelopes.includes(a.kind)) throw new Error(`${rule} ${decision}: answer kind ${a.kind}`);
@@ -99,29 +102,30 @@ describe("answers are strict where a reply cannot be right", () => {
   it("a question answered with a permission decision is refused (it used to send empty answers, or a denial)", () => {
     for (const q of [codexQuestion, opencodeQuestion, claudeQuestion, eventmsgQuestion]) {
       const { opened } = q();
-      expect(codeOf(() => answerRequest(opened, { decision: "allow_once" }))).toMatch(/^unsupported_request: answerRequest: a tool_user_input request of [a-z-]+#[a-z-]+( over [a-z0-9]+)? takes (?:"[a-z_]+", )*"answered"(?:, "[a-z_]+")*, not "allow_once"$/);
+      expect(codeOf(() => answerRequest(opened, { decision: "allow_once" } as RequestReply))).toBe('unsupported_request: answerRequest: a question request takes "answered" (with answers) or "cancelled", not "allow_once"');
     }
   });
 
-  it("answered without answers, or with answers of the wrong type, is an invalid reply", () => {
+  it("answered without answers, or with answers of the wrong type, is an invalid reply (test/answer-typed.test.ts: every case, per provider)", () => {
     const q = codexQuestion().opened;
-    expect(codeOf(() => answerRequest(q, { decision: "answered" } as RequestReply))).toBe('invalid_reply: answerRequest: a "answered" reply to codex-app-server#tool-request-user-input needs answers (an object)');
-    expect(codeOf(() => answerRequest(q, { decision: "answered", answers: [["Python"]] }))).toBe('invalid_reply: answerRequest: a "answered" reply to codex-app-server#tool-request-user-input needs answers as an object, got an array');
+    expect(codeOf(() => answerRequest(q, { decision: "answered" } as RequestReply))).toBe('invalid_reply: answerRequest: an "answered" reply needs answers: an object of question id ("lang") → option id(s) or text');
+    expect(codeOf(() => answerRequest(q, { decision: "answered", answers: [["Python"]] } as unknown as RequestReply))).toBe('invalid_reply: answerRequest: answers must be an object of question id ("lang") → option id(s) or text, got an array');
     const oq = opencodeQuestion().opened;
-    expect(codeOf(() => answerRequest(oq, { decision: "answered", answers: { lang: "Python" } }))).toBe('invalid_reply: answerRequest: a "answered" reply to opencode#question-asked needs answers as an array, got an object');
-    expect(codeOf(() => answerRequest(oq, { decision: "answered", answers: null }))).toMatch(/^invalid_reply: .*needs answers \(an array\)$/);
-    expect(codeOf(() => answerRequest(claudeQuestion().opened, { decision: "answered", answers: "Python" }, { claude: "sdk" }))).toMatch(/^invalid_reply: .*needs answers as an object, got a string$/);
-    // the right type answers
-    expect(answerRequest(oq, { decision: "answered", answers: [["Python"]] })).toEqual({ kind: "http", method: "POST", path: "/question/q1/reply", body: { answers: [["Python"]] } });
+    expect(codeOf(() => answerRequest(oq, { decision: "answered", answers: null } as unknown as RequestReply))).toMatch(/^invalid_reply: answerRequest: an "answered" reply needs answers: /);
+    expect(codeOf(() => answerRequest(claudeQuestion().opened, { decision: "answered", answers: "Python" } as unknown as RequestReply, { claude: "sdk" }))).toMatch(/^invalid_reply: answerRequest: answers must be .*, got a string$/);
+    // the right answers: opencode's in question order, as labels
+    expect(answerRequest(oq, { decision: "answered", answers: { "0": "Python" } })).toEqual({ kind: "http", method: "POST", path: "/question/q1/reply", body: { answers: [["Python"]] } });
     expect(answerRequest(oq, { decision: "cancelled" })).toStrictEqual({ kind: "http", method: "POST", path: "/question/q1/reject" });
   });
 
-  it("a decision the request does not offer falls back to the same polarity, else no_matching_choice — never the opposite", () => {
+  it("a decision the request does not offer is refused (no_matching_choice) — never replaced by another", () => {
     const { opened } = push("codex-app-server", [{ id: 0, method: "item/commandExecution/requestApproval", params: { threadId: "t1", turnId: "u1", itemId: "c1", startedAtMs: 1, command: "ls" } }]);
-    expect(answerRequest(opened, { decision: "reject_always" })).toMatchObject({ message: { result: { decision: "decline" } } });
+    expect(codeOf(() => answerRequest(opened, { decision: "reject_always" }))).toBe('no_matching_choice: answerRequest: this command_execution_approval request of codex-app-server#command-approval-request offers "allow_once", "allow_always", "reject_once", "cancelled", not "reject_always"');
     const rejectOnly = { ...opened, payload: { ...opened.payload, options: [{ decision: "reject_once", providerOptionId: "decline" }] } } as typeof opened;
-    expect(codeOf(() => answerRequest(rejectOnly, { decision: "allow_always" }))).toBe('no_matching_choice: answerRequest: the request offers no choice for "allow_always"');
-    // Claude: a permission whose options lack "allow" is no longer denied silently
+    expect(codeOf(() => answerRequest(rejectOnly, { decision: "allow_always" }))).toMatch(/^no_matching_choice: answerRequest: this command_execution_approval request of codex-app-server#command-approval-request offers "reject_once", not "allow_always"$/);
+    // cancelling is always possible: with no option for it, the provider's word of the same polarity
+    expect(answerRequest(rejectOnly, { decision: "cancelled" })).toMatchObject({ message: { result: { decision: "decline" } } });
+    // Claude: a permission whose options lack "allow" is not denied silently
     const c = push("claude-sdk", [{ toolName: "Bash", input: { command: "ls" }, options: { toolUseID: "toolu_1" } }]).opened;
     const denyOnly = { ...c, payload: { ...c.payload, options: [{ decision: "reject_once", providerOptionId: "deny" }] } } as typeof c;
     expect(codeOf(() => answerRequest(denyOnly, { decision: "allow_once" }))).toBe('no_matching_choice: answerRequest: the request offers no choice for "allow_once"');
@@ -167,7 +171,7 @@ describe("requests answerRequest did not answer before: the answer resolves the 
   it("cursor/ask_question and cursor/create_plan (Cursor's ACP extension requests)", () => {
     const ask = { id: 7, method: "cursor/ask_question", params: { toolCallId: "t1", title: "Database", questions: [{ id: "q1", prompt: "Which database?", options: [{ id: "pg", label: "Postgres" }] }] } };
     let s = push("acp", [ask]);
-    let a = answerRequest(s.opened, { decision: "answered", answers: [{ questionId: "q1", selectedOptionIds: ["pg"] }] });
+    let a = answerRequest(s.opened, { decision: "answered", answers: { q1: "pg" } });
     expect(a).toMatchObject({ message: { id: 7, result: { outcome: { outcome: "answered", answers: [{ questionId: "q1" }] } } } });
     expect(resolved(s.n.push((a as any).message, { direction: "out" }))).toEqual(["answered"]);
     const plan = { id: 8, method: "cursor/create_plan", params: { toolCallId: "t2", name: "Add auth", plan: "# Plan", todos: [] } };

@@ -45,11 +45,13 @@ describe("answerRequest", () => {
     }
   });
 
-  it("acp: a decision the request does not offer falls back to the same polarity, never the opposite", () => {
+  it("acp: a decision the request does not offer is refused, never replaced by one of the opposite (or the same) polarity", () => {
     const { opened } = untilFirstRequest("acp", "acp/approval.ndjson");
     const only = { ...opened, payload: { ...opened.payload, options: [{ decision: "reject_once", providerOptionId: "no" }] } } as typeof opened;
-    expect(answerRequest(only, { decision: "allow_once" })).toMatchObject({ message: { result: { outcome: { outcome: "cancelled" } } } });
-    expect(answerRequest(only, { decision: "reject_always" })).toMatchObject({ message: { result: { outcome: { outcome: "selected", optionId: "no" } } } });
+    expect(() => answerRequest(only, { decision: "allow_once" })).toThrow(/offers "reject_once", not "allow_once"$/);
+    expect(() => answerRequest(only, { decision: "reject_always" })).toThrow(/offers "reject_once", not "reject_always"$/);
+    expect(answerRequest(only, { decision: "reject_once" })).toMatchObject({ message: { result: { outcome: { outcome: "selected", optionId: "no" } } } });
+    expect(answerRequest(only, { decision: "cancelled" })).toMatchObject({ message: { result: { outcome: { outcome: "cancelled" } } } });
   });
 
   it("claude-sdk: the canUseTool PermissionResult; fed back, it resolves the request as asked", () => {
@@ -112,7 +114,7 @@ describe("answerRequest on Codex EventMsg streams (codex-eventmsg)", () => {
   });
   it("a request_user_input: Op user_input_answer with the answers", () => {
     const q = opened({ type: "request_user_input", call_id: "call_5", turn_id: "1", questions: [{ id: "lang", header: "Language", question: "Which language?", options: [{ label: "Python", description: "py" }] }] });
-    const answers = { lang: { answers: ["Python"] } };
-    expect(answerRequest(q, { decision: "answered", answers })).toEqual({ kind: "codex-submission", submission: { id: "agentnorm-answer-call_5", op: { type: "user_input_answer", id: "call_5", response: { answers } } } });
+    // canonical answers (per question id, option ids) → Codex's {<id>: {answers: [<label>…]}}
+    expect(answerRequest(q, { decision: "answered", answers: { lang: "Python" } })).toEqual({ kind: "codex-submission", submission: { id: "agentnorm-answer-call_5", op: { type: "user_input_answer", id: "call_5", response: { answers: { lang: { answers: ["Python"] } } } } } });
   });
 });

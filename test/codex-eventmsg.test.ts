@@ -177,7 +177,7 @@ describe("codex-eventmsg: commands, patches and approvals", () => {
     ]);
     expect(out.map((e) => e.type)).toEqual(["thread.started", "turn.started", "request.opened", "request.resolved", "item.started", "content.delta", "item.completed", "turn.completed"]);
     const resolved = out.find((e) => e.type === "request.resolved")!;
-    expect(P(resolved)).toMatchObject({ requestType: "exec_command_approval", decision: "allow_once" });
+    expect(P(resolved)).toMatchObject({ requestType: "command_execution_approval", providerRequestType: "exec_approval_request", decision: "allow_once" });
     expect(resolved.requestId).toBe(out.find((e) => e.type === "request.opened")!.requestId);
     expect(out.filter((e) => e.type === "content.delta").map((e) => P(e).delta)).toEqual(["Hello\n"]);
     expect(new Set(out.filter((e) => e.itemId).map((e) => e.itemId)).size).toBe(1);

@@ -120,7 +120,7 @@ describe.runIf(posix)("ACP driver: client methods", () => {
     for await (const e of s.events) {
       events.push(e);
       if (e.type === "request.opened") {
-        if (P(e).detail === "Database") await s.answer(e, { decision: "answered", answers: [{ questionId: "q1", selectedOptionIds: ["pg"] }] });
+        if (P(e).detail === "Database") await s.answer(e, { decision: "answered", answers: { q1: "pg" } });
         else await s.answer(e, { decision: "allow_once" });
       }
       if (e.type === "turn.completed" && e.turnId === turnId) break;

@@ -295,14 +295,16 @@ describe("request correlation", () => {
     const questions = [{ id: "lang", header: "Language", question: "Which language?", options: [{ label: "Python", description: "py" }] }];
     const asked = n.push({ id: 5, method: "item/tool/requestUserInput", params: { threadId: T, turnId: U, itemId: "q-1", isBlocking: true, questions } }, { direction: "in" });
     expect(types(asked)).toEqual(["user-input.requested", "request.opened"]);
-    expect(P(asked[0]).questions).toEqual(questions);
+    expect(P(asked[0]).questions).toEqual([{ id: "lang", prompt: "Which language?", header: "Language", options: [{ id: "Python", label: "Python", description: "py" }], multiSelect: false, freeText: false }]);
+    expect(P(asked[0]).data).toEqual(questions);
     expect(P(asked[1]).requestType).toBe("tool_user_input");
     expect(asked[0].requestId).toMatch(/^req_/);
     expect(asked[1].requestId).toBe(asked[0].requestId);
     const answers = { lang: { answers: ["Python"] } };
     const answered = n.push({ id: 5, result: { answers } }, { direction: "out" });
     expect(types(answered)).toEqual(["user-input.resolved", "request.resolved"]);
-    expect(P(answered[0]).answers).toEqual(answers);
+    expect(P(answered[0]).answers).toEqual({ lang: ["Python"] });
+    expect(P(answered[0]).data).toEqual(answers);
     expect(P(answered[1]).requestType).toBe("tool_user_input");
     for (const e of answered) expect(e.requestId).toBe(asked[0].requestId);
     expect(n.push({ method: "serverRequest/resolved", params: { threadId: T, requestId: 5 } })).toEqual([]);

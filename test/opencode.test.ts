@@ -187,7 +187,7 @@ describe("opencode: reply bodies (reverse of the permission and question rows)",
       let q = 0;
       sent.forEach((c, i) => {
         const decision = P(resolved[i]).decision;
-        if (c.message.path.startsWith("/question/")) expect(toOpencodeQuestionReplyBody(P(answers[q++]).answers)).toEqual(c.message.body);
+        if (c.message.path.startsWith("/question/")) expect(toOpencodeQuestionReplyBody(P(answers[q++]).data)).toEqual(c.message.body);
         else expect(toOpencodePermissionReplyBody(decision, c.message.body.message)).toEqual(c.message.body);
       });
     }

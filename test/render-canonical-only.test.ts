@@ -183,7 +183,7 @@ describe("render side reads canonical fields only — in behaviour", () => {
     { type: "item.completed", turnId: "trn_1", itemId: "itm_1", payload: { itemType: "command_execution", status: "completed", command: "ls", exitCode: 0, output: "a.txt\n", data: { aggregatedOutput: "from data", exitCode: 9 } } },
     { type: "item.completed", turnId: "trn_1", itemId: "itm_2", payload: { itemType: "file_change", status: "completed", files: [{ path: "a.py", change: "update", diff: "@@ -1 +1 @@\n-a\n+b" }], data: { changes: [{ path: "wrong.py", diff: "x" }] } } },
     { type: "item.completed", turnId: "trn_1", itemId: "itm_3", payload: { itemType: "user_message", status: "completed", text: "hello", data: { content: "from data" } } },
-  ].map((e, i) => ({ eventId: `evt_${i + 1}`, schemaVersion: 1, sequence: i + 1, provider: "codex", sessionId: "ses_1", createdAt: "2026-01-01T00:00:00.000Z", ...e }));
+  ].map((e, i) => ({ eventId: `evt_${i + 1}`, schemaVersion: 2, sequence: i + 1, provider: "codex", sessionId: "ses_1", createdAt: "2026-01-01T00:00:00.000Z", ...e }));
 
   it("the accumulator renders typed fields, not data", () => {
     const a = createAccumulator();

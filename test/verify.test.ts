@@ -27,7 +27,7 @@ function stream() {
   const out: any[] = [];
   const add = (type: string, payload: any, ids: Record<string, string> = {}, extra: Record<string, unknown> = {}) => {
     seq++;
-    out.push({ eventId: `evt_${seq}`, schemaVersion: 1, sequence: seq, type, provider: "codex", sessionId: "ses_1", createdAt: "2026-01-01T00:00:00.000Z", ...ids, payload, raw: { source: "agentnorm.runtime", rule: "t#r", payload: null }, ...extra });
+    out.push({ eventId: `evt_${seq}`, schemaVersion: 2, sequence: seq, type, provider: "codex", sessionId: "ses_1", createdAt: "2026-01-01T00:00:00.000Z", ...ids, payload, raw: { source: "agentnorm.runtime", rule: "t#r", payload: null }, ...extra });
     return out[out.length - 1];
   };
   return { out, add };

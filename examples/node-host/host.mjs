@@ -21,8 +21,9 @@ const questions = new Map();
 /** The host's policy: run the tests and edit files, nothing else; to a question, the first (recommended) option. */
 function reply(opened) {
   if (opened.payload.requestType === "tool_user_input") {
-    const asked = questions.get(opened.requestId) ?? [];
-    return { decision: "answered", answers: Object.fromEntries(asked.map((q) => [q.id, { answers: [q.options?.[0]?.label ?? ""] }])) };
+    // canonical questions (docs/requests.md): answers per question id, by option id
+    const asked = opened.payload.questions ?? questions.get(opened.requestId) ?? [];
+    return { decision: "answered", answers: Object.fromEntries(asked.map((q) => [q.id, q.options?.[0]?.id ?? ""])) };
   }
   if (opened.payload.requestType === "file_change_approval") return { decision: "allow_once" };
   return { decision: /npm test/.test(opened.payload.detail ?? "") ? "allow_once" : "reject_once" };

@@ -35,13 +35,14 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 dbe8734ffd0152a119f518de295cc85b2c640911adfd4ef22ffb881cf02a7e66
+// Mapping table mappings/acp.yaml: sha256 26dc4d42d122759ea73e32dab1ab3d65c86da1180f5d6aef92f37424b1e3fbaf
 import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
+import * as h_questions from "../../mappings/helpers/questions.js";
 import { UNSET, add, arr, concat, firstId, joinKey, json, numberOf, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
 
@@ -1007,7 +1008,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
-  cx.emit("user-input.requested", { questions: m.params });
+  cx.emit("user-input.requested", { data: m.params });
   return true;
 }
 
@@ -1020,7 +1021,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
     decision: map_elicitationDecision(m.result?.action),
     resolution: m.result,
   });
-  cx.emit("user-input.resolved", { answers: m.result });
+  cx.emit("user-input.resolved", { data: m.result });
   return true;
 }
 
@@ -1047,12 +1048,16 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
     requestType: "tool_user_input",
     detail: (str(m.params?.title) ?? str(m.params?.questions?.[0]?.prompt)),
     args: m.params,
+    questions: h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "prompt", options: "options", optionId: "id", optionLabel: "label", multiSelect: "allowMultiple", freeText: false }),
   });
-  cx.emit("user-input.requested", { questions: m.params?.questions });
+  cx.emit("user-input.requested", {
+    questions: h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "prompt", options: "options", optionId: "id", optionLabel: "label", multiSelect: "allowMultiple", freeText: false }),
+    data: m.params?.questions,
+  });
   return true;
 }
 
-/** mappings/acp.yaml:1655 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1657 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1061,13 +1066,17 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_elicitationDecision(m.result?.outcome?.outcome),
+    answers: h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds"),
     resolution: m.result,
   });
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.result?.outcome });
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
+    answers: h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds"),
+    data: m.result?.outcome,
+  });
   return true;
 }
 
-/** mappings/acp.yaml:1686 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1690 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1086,7 +1095,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1718 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1722 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1100,7 +1109,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1740 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1744 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1111,7 +1120,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1762 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1766 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1132,7 +1141,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1794 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1798 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1150,7 +1159,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1823 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1827 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1171,14 +1180,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1852 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:1856 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:1865 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:1869 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1192,7 +1201,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:1879 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:1883 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1202,7 +1211,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:1896 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1900 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1213,7 +1222,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1920 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1924 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1222,7 +1231,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1946 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1950 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1231,7 +1240,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1961 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1965 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1240,7 +1249,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1974 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1978 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1250,7 +1259,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1990 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1994 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1259,7 +1268,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2003 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2007 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1269,7 +1278,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2019 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2023 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1278,7 +1287,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2034 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2038 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1290,7 +1299,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2062 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2066 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1316,19 +1325,19 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:2106 — clientRequest session/load */
+/** mappings/acp.yaml:2110 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:2121 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2125 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2134 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2138 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1339,7 +1348,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2153 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2157 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1347,7 +1356,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2172 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2176 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1365,7 +1374,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2197 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2201 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1379,7 +1388,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2216 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2220 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1387,13 +1396,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2238 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2242 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2251 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2255 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1414,7 +1423,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2292 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2296 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1434,7 +1443,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2324 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2328 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1442,14 +1451,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2343 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2347 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2358 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2362 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1475,7 +1484,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2412 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2416 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1488,7 +1497,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2447 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2451 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1496,7 +1505,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2465 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2469 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1507,7 +1516,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2483 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2487 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1518,7 +1527,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2501 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2505 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1528,7 +1537,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2518 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2522 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1540,7 +1549,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2546 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2550 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1550,14 +1559,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2599 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2603 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2615 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2619 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1620,38 +1629,38 @@ export const table: SurfaceTable = {
         { rule: "acp#compaction-summary-chunk", line: 1391, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1740, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1744, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1762, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1794, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1766, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1798, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1823, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1827, run: r_cursor_generate_image },
       ],
       "qwen/notify/session/prompt-suggestion": [
-        { rule: "acp#qwen-prompt-suggestion", line: 1852, run: r_qwen_prompt_suggestion },
+        { rule: "acp#qwen-prompt-suggestion", line: 1856, run: r_qwen_prompt_suggestion },
       ],
       "qwen/notify/session/mode-update": [
-        { rule: "acp#qwen-mode-update", line: 1865, run: r_qwen_mode_update },
+        { rule: "acp#qwen-mode-update", line: 1869, run: r_qwen_mode_update },
       ],
       "qwen/notify/session/model-update": [
-        { rule: "acp#qwen-model-update", line: 1879, run: r_qwen_model_update },
+        { rule: "acp#qwen-model-update", line: 1883, run: r_qwen_model_update },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1946, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1950, run: r_extension_notification },
       ],
       "qwen/*": [
-        { rule: "acp#extension-notification", line: 1946, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1950, run: r_extension_notification },
       ],
       "craft/*": [
-        { rule: "acp#extension-notification", line: 1946, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1950, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1946, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1950, run: r_extension_notification },
       ],
       "auth/status_update": [
-        { rule: "acp#auth-status-update", line: 2121, run: r_auth_status_update },
+        { rule: "acp#auth-status-update", line: 2125, run: r_auth_status_update },
       ],
     },
     request: {
@@ -1665,19 +1674,19 @@ export const table: SurfaceTable = {
         { rule: "acp#cursor-ask-question", line: 1625, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1686, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1690, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1961, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1965, run: r_extension_request },
       ],
       "qwen/*": [
-        { rule: "acp#extension-request", line: 1961, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1965, run: r_extension_request },
       ],
       "craft/*": [
-        { rule: "acp#extension-request", line: 1961, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1965, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1961, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1965, run: r_extension_request },
       ],
     },
     response: {
@@ -1692,138 +1701,138 @@ export const table: SurfaceTable = {
         { rule: "acp#agent-request-failed", line: 1589, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1655, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1657, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1718, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1722, run: r_cursor_create_plan_answer },
       ],
       "craft/drainMidTurnQueue": [
-        { rule: "acp#qwen-drain-queue-answer-items", line: 1896, run: r_qwen_drain_queue_answer_items },
-        { rule: "acp#qwen-drain-queue-answer", line: 1920, run: r_qwen_drain_queue_answer },
+        { rule: "acp#qwen-drain-queue-answer-items", line: 1900, run: r_qwen_drain_queue_answer_items },
+        { rule: "acp#qwen-drain-queue-answer", line: 1924, run: r_qwen_drain_queue_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1974, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1978, run: r_extension_request_answer },
       ],
       "qwen/*": [
-        { rule: "acp#extension-request-answer", line: 1974, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1978, run: r_extension_request_answer },
       ],
       "craft/*": [
-        { rule: "acp#extension-request-answer", line: 1974, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1978, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1974, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1978, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1990, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1994, run: r_client_extension_request },
       ],
       "qwen/*": [
-        { rule: "acp#client-extension-request", line: 1990, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1994, run: r_client_extension_request },
       ],
       "craft/*": [
-        { rule: "acp#client-extension-request", line: 1990, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1994, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1990, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1994, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 2034, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 2062, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 2038, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 2066, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 2106, run: r_load },
+        { rule: "acp#load", line: 2110, run: r_load },
       ],
       "tool_call/cancel": [
-        { rule: "acp#tool-call-cancel", line: 2134, run: r_tool_call_cancel },
+        { rule: "acp#tool-call-cancel", line: 2138, run: r_tool_call_cancel },
       ],
       "terminal/cancel": [
-        { rule: "acp#tool-call-cancel", line: 2134, run: r_tool_call_cancel },
+        { rule: "acp#tool-call-cancel", line: 2138, run: r_tool_call_cancel },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 2003, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 2007, run: r_client_extension_answer },
       ],
       "qwen/*": [
-        { rule: "acp#client-extension-answer", line: 2003, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 2007, run: r_client_extension_answer },
       ],
       "craft/*": [
-        { rule: "acp#client-extension-answer", line: 2003, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 2007, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 2003, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 2007, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response-v2", line: 2172, run: r_initialize_response_v2 },
-        { rule: "acp#initialize-response", line: 2197, run: r_initialize_response },
+        { rule: "acp#initialize-response-v2", line: 2176, run: r_initialize_response_v2 },
+        { rule: "acp#initialize-response", line: 2201, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 2216, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 2238, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 2220, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 2242, run: r_authenticate_response },
       ],
       "auth/login": [
-        { rule: "acp#authenticate-failed", line: 2216, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 2238, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 2220, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 2242, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 2251, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 2255, run: r_session_new_response },
       ],
       "session/fork": [
-        { rule: "acp#session-fork-response", line: 2292, run: r_session_fork_response },
+        { rule: "acp#session-fork-response", line: 2296, run: r_session_fork_response },
       ],
       "session/set_title": [
-        { rule: "acp#session-set-title-response", line: 2324, run: r_session_set_title_response },
+        { rule: "acp#session-set-title-response", line: 2328, run: r_session_set_title_response },
       ],
       "auth/status": [
-        { rule: "acp#auth-status-response", line: 2343, run: r_auth_status_response },
+        { rule: "acp#auth-status-response", line: 2347, run: r_auth_status_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 2358, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 2412, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 2362, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 2416, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 2358, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 2362, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 2447, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2451, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 2447, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2451, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2465, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2469, run: r_set_mode_response },
       ],
       "session/set_model": [
-        { rule: "acp#set-model-response", line: 2483, run: r_set_model_response },
+        { rule: "acp#set-model-response", line: 2487, run: r_set_model_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2501, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2505, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2518, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2546, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2522, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2550, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2599, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2615, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2603, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2619, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 2019, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 2023, run: r_client_extension_notification },
       ],
       "qwen/*": [
-        { rule: "acp#client-extension-notification", line: 2019, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 2023, run: r_client_extension_notification },
       ],
       "craft/*": [
-        { rule: "acp#client-extension-notification", line: 2019, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 2023, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 2019, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 2023, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 2153, run: r_cancel },
+        { rule: "acp#cancel", line: 2157, run: r_cancel },
       ],
     },
   },
@@ -1878,23 +1887,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2633)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2636)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2639)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2642)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2645)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2648)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2651)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2654)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2657)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2661)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2664)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2667)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2670)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2673)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2676)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2679)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2682)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2685)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2637)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2640)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2643)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2646)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2649)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2652)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2655)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2658)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2661)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2665)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2668)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2671)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2674)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2677)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2680)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2683)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2686)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2689)",
   },
 };

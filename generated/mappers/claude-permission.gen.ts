@@ -9,7 +9,7 @@
 //   fa9cd4cd8f8504e8f252144f8c4893d8468486d9f3d61e364632207f18eb9170  schemas/upstream/claude-agent-sdk/0.3.333/Permission.json
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
-// Mapping table mappings/claude-permission.yaml: sha256 bfb3f47c4043106b077066ddb767f2b08e2393f1535e170bd9a572ebae862ccd
+// Mapping table mappings/claude-permission.yaml: sha256 281bc52c3d6777c55c6d2732565a781d69d09450f80f4dc14b423bb6f6b4d985
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-permission.gen.js";

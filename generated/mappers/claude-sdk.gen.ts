@@ -13,11 +13,12 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 d1683d00444663a7116564fcbd27f95bf2ef1db4f9701f8a8fc1c4ed7f035202
+// Mapping table mappings/claude-sdk.yaml: sha256 c508a259403cc5f190f85bc8a7a212cb949bece1349c1ab3db4e2c481ffcf125
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import * as h_questions from "../../mappings/helpers/questions.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
 export type MessageMessage = U.SDKMessage;
@@ -1487,12 +1488,13 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
       displayName: m.options?.displayName,
       description: m.options?.description,
     },
-    options: ((map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    options: ((map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf(m.options?.suggestions?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    questions: (map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? h_questions.questionsOf(m.input?.questions, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }) : undefined),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2130 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2133 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1502,13 +1504,14 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   cx.setVarAt(`permission`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: ((cx.state("request", "requestType") === "tool_user_input" ? "answered" : undefined) ?? map_decision("allow")),
+    decision: ((cx.state("request", "requestType") === "tool_user_input" ? h_questions.answeredOrCancelled(h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ")) : undefined) ?? map_decision("allow")),
+    answers: (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined),
     resolution: m,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2153 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2158 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1526,7 +1529,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2180 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2185 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1542,7 +1545,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2204 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2209 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1562,11 +1565,11 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
       displayName: m?.request?.displayName,
     },
   });
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m?.request });
+  if (cx.isNew("request")) cx.emit("user-input.requested", { data: m?.request });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2235 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2240 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1576,11 +1579,11 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
     decision: map_elicitationDecision(m.action),
     resolution: m,
   });
-  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m });
+  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { data: m });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2260 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2265 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1590,11 +1593,11 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
     detail: m?.request?.dialogKind,
     args: m?.request,
   });
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m?.request });
+  if (cx.isNew("request")) cx.emit("user-input.requested", { data: m?.request });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2285 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2290 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1604,11 +1607,11 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
     decision: map_dialogDecision(m.behavior),
     resolution: m,
   });
-  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m });
+  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { data: m });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2310 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2315 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, ((m.channel === "permission" ? cx.varAt(`permission`) : undefined) ?? (m.channel === "elicitation" ? cx.varAt(`elicitation`) : undefined) ?? (m.channel === "userDialog" ? cx.varAt(`userDialog`) : undefined)));
@@ -1620,12 +1623,12 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
     resolution: { answeredElsewhere: true },
   });
   if (cx.wasOpen("request") && cx.wasOpen("request") && (m.channel === "elicitation" || m.channel === "userDialog")) cx.emit("user-input.resolved", {
-    answers: { answeredElsewhere: true },
+    data: { answeredElsewhere: true },
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2341 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2346 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1642,13 +1645,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2386 — control interrupt */
+/** mappings/claude-sdk.yaml:2391 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2397 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2402 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1669,12 +1672,13 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       displayName: m?.request?.display_name,
       description: m?.request?.description,
     },
-    options: ((map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    options: ((map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf((m?.request?.permission_suggestions as any)?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    questions: (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? h_questions.questionsOf((m?.request?.input as any)?.questions, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }) : undefined),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2421 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2427 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1693,7 +1697,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
     },
   });
   if (cx.isNew("request")) cx.emit("user-input.requested", {
-    questions: {
+    data: {
       serverName: m?.request?.mcp_server_name,
       message: m?.request?.message,
       mode: m?.request?.mode,
@@ -1707,7 +1711,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2449 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2455 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1718,25 +1722,25 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
     detail: m?.request?.dialog_kind,
     args: { dialogKind: m?.request?.dialog_kind, payload: m?.request?.payload, toolUseId: m?.request?.tool_use_id },
   });
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m?.request });
+  if (cx.isNew("request")) cx.emit("user-input.requested", { data: m?.request });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2477 — wire control_request */
+/** mappings/claude-sdk.yaml:2483 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2490 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2496 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2505 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2511 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1746,11 +1750,11 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
     decision: map_elicitationDecision(m.response?.response?.action),
     resolution: m.response?.response,
   });
-  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.response?.response });
+  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { data: m.response?.response });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2530 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2536 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1760,11 +1764,11 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
     decision: map_dialogDecision(m.response?.response?.behavior),
     resolution: m.response?.response,
   });
-  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.response?.response });
+  if (cx.wasOpen("request") && cx.wasOpen("request")) cx.emit("user-input.resolved", { data: m.response?.response });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2555 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2561 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1773,13 +1777,14 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? "answered" : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
+    decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? h_questions.answeredOrCancelled(h_questions.answersFromText((m.response?.response as any)?.updatedInput?.questions, (m.response?.response as any)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ")) : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
+    answers: (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText((m.response?.response as any)?.updatedInput?.questions, (m.response?.response as any)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined),
     resolution: m.response?.response,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2576 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2583 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1793,14 +1798,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2600 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2607 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2614 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2621 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1976,74 +1981,74 @@ export const table: SurfaceTable = {
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2130, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2133, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2153, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2180, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2158, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2185, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2204, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2209, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2235, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2240, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2235, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2240, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2235, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2240, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2260, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2265, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2285, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2290, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2285, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2290, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2310, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2315, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2341, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2346, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2386, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2391, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2397, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2421, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2449, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2477, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2490, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2402, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2427, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2455, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2483, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2496, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2505, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2530, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2555, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2576, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2600, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2511, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2536, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2561, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2583, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2607, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2614, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2621, run: r_wire_cancel },
       ],
     },
   },
@@ -2057,9 +2062,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2635)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2640)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2644)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2642)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2647)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2651)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

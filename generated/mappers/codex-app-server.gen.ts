@@ -18,10 +18,11 @@
 //   62ad689c2cb6379913c1d72749cfd8de5089d35760214123518eb92eef11acc9  schemas/upstream/codex-app-server/0.171.0/v1/InitializeResponse.json
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
-// Mapping table mappings/codex-app-server.yaml: sha256 8729a867bd8eced689247da9a58956a300071e1fcefc7bd311bbc32e2593f9bb
+// Mapping table mappings/codex-app-server.yaml: sha256 7c4292962d1c0c20f4e2d4a05df8423b4e50e8859436eb9f9fefe00e7aea1ba7
 import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
+import * as h_questions from "../../mappings/helpers/questions.js";
 import { add, arr, concat, firstId, joinKey, json, numberOf, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
 
@@ -779,12 +780,19 @@ function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method"
   cx.ref(ID_turn_use, m.params?.turnId);
   cx.ref(ID_item_use_3, m.params?.itemId);
   cx.ref(ID_request_open, m.id);
-  cx.emit("user-input.requested", { questions: m.params?.questions });
-  cx.emit("request.opened", { requestType: "tool_user_input", args: m.params });
+  cx.emit("user-input.requested", {
+    questions: h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" }),
+    data: m.params?.questions,
+  });
+  cx.emit("request.opened", {
+    requestType: "tool_user_input",
+    args: m.params,
+    questions: h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" }),
+  });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1070 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1073 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method", "mcpServer/elicitation/request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -793,7 +801,7 @@ function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1097 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1100 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "method", "item/permissions/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -803,7 +811,7 @@ function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1122 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1125 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "method", "item/tool/call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -813,26 +821,27 @@ function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1152 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1155 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: View<Member<ServerRequestMessage, "method", "account/chatgptAuthTokens/refresh">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "auth_tokens_refresh", detail: m.params?.reason, args: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1178 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1181 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: View<Member<ServerRequestMessage, "method", "attestation/generate">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "attestation" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1196 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1199 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "method", "applyPatchApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", {
-    requestType: "apply_patch_approval",
+    requestType: "file_change_approval",
+    providerRequestType: "applyPatchApproval",
     detail: text(m.params?.reason, "\n\n", "strings", false),
     args: m.params,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
@@ -840,12 +849,13 @@ function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1215 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1219 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "method", "execCommandApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", {
-    requestType: "exec_command_approval",
+    requestType: "command_execution_approval",
+    providerRequestType: "execCommandApproval",
     detail: h_codex.itemTitle(m.params),
     args: m.params,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
@@ -853,7 +863,7 @@ function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "m
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1236 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1241 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -865,7 +875,7 @@ function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1274 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1279 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -880,7 +890,7 @@ function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1300 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1305 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -895,19 +905,27 @@ function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1322 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1327 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
   cx.ref(ID_turn_use_4, cx.request?.params?.turnId);
   cx.ref(ID_item_use_5, cx.request?.params?.itemId);
   cx.ref(ID_request_close_2, m.id);
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.result?.answers });
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", resolution: m.result });
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
+    answers: h_questions.answersFromWrapped(m.result?.answers, "answers"),
+    data: m.result?.answers,
+  });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "tool_user_input",
+    decision: h_questions.answeredOrCancelled(h_questions.answersFromWrapped(m.result?.answers, "answers")),
+    answers: h_questions.answersFromWrapped(m.result?.answers, "answers"),
+    resolution: m.result,
+  });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1347 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1361 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -921,7 +939,7 @@ function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1368 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1382 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -932,7 +950,7 @@ function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1389 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1403 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -946,7 +964,7 @@ function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1415 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1429 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -958,7 +976,7 @@ function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1436 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1450 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -966,33 +984,35 @@ function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1454 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1468 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
-    requestType: "apply_patch_approval",
+    requestType: "file_change_approval",
+    providerRequestType: "applyPatchApproval",
     decision: map_decision(tagOf(m.result?.decision)),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1474 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1489 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
-    requestType: "exec_command_approval",
+    requestType: "command_execution_approval",
+    providerRequestType: "execCommandApproval",
     decision: map_decision(tagOf(m.result?.decision)),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1495 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1511 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.oauth.completed", {
@@ -1003,20 +1023,20 @@ function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1508 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1524 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: View<Member<Notification, "method", "mcpServer/startupStatus/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.status.updated", { status: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1520 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1536 — notification account/updated → account.updated */
 function r_account_updated(m: View<Member<Notification, "method", "account/updated">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1532 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1548 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", "account/gatewayOAuth/changed">>, cx: RowContext): boolean {
   cx.emit("auth.status", {
     isAuthenticating: map_gatewayOAuthAuthenticating(m.params?.status),
@@ -1025,19 +1045,19 @@ function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1548 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1564 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: View<Member<Notification, "method", "account/rateLimits/updated">>, cx: RowContext): boolean {
   cx.emit("account.rate-limits.updated", { rateLimits: m.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1560 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1576 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: View<Member<Notification, "method", "account/login/completed">>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false, error: text(m.params?.error, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1576 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1592 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: View<Member<Notification, "method", "modelProvider/authRecoveryStarted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1045,7 +1065,7 @@ function r_model_provider_auth_recovery_started(m: View<Member<Notification, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1590 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1606 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "method", "modelProvider/authRecoveryCompleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1053,7 +1073,7 @@ function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1605 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1621 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1061,7 +1081,7 @@ function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1621 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1637 — notification model/verification → runtime.warning */
 function r_model_verification(m: View<Member<Notification, "method", "model/verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1072,7 +1092,7 @@ function r_model_verification(m: View<Member<Notification, "method", "model/veri
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1636 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1652 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: View<Member<Notification, "method", "model/safetyBuffering/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1083,27 +1103,27 @@ function r_model_safety_buffering_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1654 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1670 — notification warning → runtime.warning */
 function r_warning(m: View<Member<Notification, "method", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1665 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1681 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message, detail: { source: "guardian" } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1677 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1693 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<Notification, "method", "deprecationNotice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.params?.summary, details: text(m.params?.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1690 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1706 — notification configWarning → config.warning */
 function r_config_warning(m: View<Member<Notification, "method", "configWarning">>, cx: RowContext): boolean {
   cx.emit("config.warning", {
     summary: m.params?.summary,
@@ -1114,13 +1134,13 @@ function r_config_warning(m: View<Member<Notification, "method", "configWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1710 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1726 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: View<Member<Notification, "method", "app/list/updated">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: m.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1723 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1739 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: View<Member<Notification, "method", "windows/worldWritableWarning">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "world-writable directories cannot be protected by the Windows sandbox",
@@ -1129,7 +1149,7 @@ function r_windows_world_writable_warning(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1736 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1752 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === true)) return false;
   cx.emit("session.state.changed", { state: "ready", reason: "windows-sandbox-setup", detail: m.params?.mode });
@@ -1137,7 +1157,7 @@ function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1757 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1773 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === false)) return false;
   cx.emit("session.state.changed", {
@@ -1149,63 +1169,63 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1779 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1795 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.params?.realtimeSessionId, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1790 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1806 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: View<Member<Notification, "method", "thread/realtime/itemAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1802 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1818 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: View<Member<Notification, "method", "thread/realtime/item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1813 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1829 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: View<Member<Notification, "method", "thread/realtime/transcript/done">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: m.params?.role, text: m.params?.text } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1824 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1840 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: View<Member<Notification, "method", "thread/realtime/outputAudio/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.audio.delta", { audio: m.params?.audio });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1835 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1851 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/realtime/error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.error", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1846 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1862 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.closed", { reason: text(m.params?.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1859 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1875 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1877 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1893 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.started", { message: m.result?.userAgent });
@@ -1213,7 +1233,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1899 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1915 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.replay({ method: "thread/started", params: { thread: m.result?.thread } });
@@ -1369,80 +1389,80 @@ export const table: SurfaceTable = {
         { rule: "codex-app-server#server-request-resolved", line: 983, run: r_server_request_resolved },
       ],
       "mcpServer/oauthLogin/completed": [
-        { rule: "codex-app-server#mcp-oauth-login-completed", line: 1495, run: r_mcp_oauth_login_completed },
+        { rule: "codex-app-server#mcp-oauth-login-completed", line: 1511, run: r_mcp_oauth_login_completed },
       ],
       "mcpServer/startupStatus/updated": [
-        { rule: "codex-app-server#mcp-startup-status-updated", line: 1508, run: r_mcp_startup_status_updated },
+        { rule: "codex-app-server#mcp-startup-status-updated", line: 1524, run: r_mcp_startup_status_updated },
       ],
       "account/updated": [
-        { rule: "codex-app-server#account-updated", line: 1520, run: r_account_updated },
+        { rule: "codex-app-server#account-updated", line: 1536, run: r_account_updated },
       ],
       "account/gatewayOAuth/changed": [
-        { rule: "codex-app-server#account-gateway-oauth-changed", line: 1532, run: r_account_gateway_oauth_changed },
+        { rule: "codex-app-server#account-gateway-oauth-changed", line: 1548, run: r_account_gateway_oauth_changed },
       ],
       "account/rateLimits/updated": [
-        { rule: "codex-app-server#account-rate-limits-updated", line: 1548, run: r_account_rate_limits_updated },
+        { rule: "codex-app-server#account-rate-limits-updated", line: 1564, run: r_account_rate_limits_updated },
       ],
       "account/login/completed": [
-        { rule: "codex-app-server#account-login-completed", line: 1560, run: r_account_login_completed },
+        { rule: "codex-app-server#account-login-completed", line: 1576, run: r_account_login_completed },
       ],
       "modelProvider/authRecoveryStarted": [
-        { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1576, run: r_model_provider_auth_recovery_started },
+        { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1592, run: r_model_provider_auth_recovery_started },
       ],
       "modelProvider/authRecoveryCompleted": [
-        { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1590, run: r_model_provider_auth_recovery_completed },
+        { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1606, run: r_model_provider_auth_recovery_completed },
       ],
       "model/rerouted": [
-        { rule: "codex-app-server#model-rerouted", line: 1605, run: r_model_rerouted },
+        { rule: "codex-app-server#model-rerouted", line: 1621, run: r_model_rerouted },
       ],
       "model/verification": [
-        { rule: "codex-app-server#model-verification", line: 1621, run: r_model_verification },
+        { rule: "codex-app-server#model-verification", line: 1637, run: r_model_verification },
       ],
       "model/safetyBuffering/updated": [
-        { rule: "codex-app-server#model-safety-buffering-updated", line: 1636, run: r_model_safety_buffering_updated },
+        { rule: "codex-app-server#model-safety-buffering-updated", line: 1652, run: r_model_safety_buffering_updated },
       ],
       "warning": [
-        { rule: "codex-app-server#warning", line: 1654, run: r_warning },
+        { rule: "codex-app-server#warning", line: 1670, run: r_warning },
       ],
       "guardianWarning": [
-        { rule: "codex-app-server#guardian-warning", line: 1665, run: r_guardian_warning },
+        { rule: "codex-app-server#guardian-warning", line: 1681, run: r_guardian_warning },
       ],
       "deprecationNotice": [
-        { rule: "codex-app-server#deprecation-notice", line: 1677, run: r_deprecation_notice },
+        { rule: "codex-app-server#deprecation-notice", line: 1693, run: r_deprecation_notice },
       ],
       "configWarning": [
-        { rule: "codex-app-server#config-warning", line: 1690, run: r_config_warning },
+        { rule: "codex-app-server#config-warning", line: 1706, run: r_config_warning },
       ],
       "app/list/updated": [
-        { rule: "codex-app-server#app-list-updated", line: 1710, run: r_app_list_updated },
+        { rule: "codex-app-server#app-list-updated", line: 1726, run: r_app_list_updated },
       ],
       "windows/worldWritableWarning": [
-        { rule: "codex-app-server#windows-world-writable-warning", line: 1723, run: r_windows_world_writable_warning },
+        { rule: "codex-app-server#windows-world-writable-warning", line: 1739, run: r_windows_world_writable_warning },
       ],
       "windowsSandbox/setupCompleted": [
-        { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1736, run: r_windows_sandbox_setup_succeeded },
-        { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1757, run: r_windows_sandbox_setup_failed },
+        { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1752, run: r_windows_sandbox_setup_succeeded },
+        { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1773, run: r_windows_sandbox_setup_failed },
       ],
       "thread/realtime/started": [
-        { rule: "codex-app-server#thread-realtime-started", line: 1779, run: r_thread_realtime_started },
+        { rule: "codex-app-server#thread-realtime-started", line: 1795, run: r_thread_realtime_started },
       ],
       "thread/realtime/itemAdded": [
-        { rule: "codex-app-server#thread-realtime-item-added", line: 1790, run: r_thread_realtime_item_added },
+        { rule: "codex-app-server#thread-realtime-item-added", line: 1806, run: r_thread_realtime_item_added },
       ],
       "thread/realtime/item/completed": [
-        { rule: "codex-app-server#thread-realtime-item-completed", line: 1802, run: r_thread_realtime_item_completed },
+        { rule: "codex-app-server#thread-realtime-item-completed", line: 1818, run: r_thread_realtime_item_completed },
       ],
       "thread/realtime/transcript/done": [
-        { rule: "codex-app-server#thread-realtime-transcript-done", line: 1813, run: r_thread_realtime_transcript_done },
+        { rule: "codex-app-server#thread-realtime-transcript-done", line: 1829, run: r_thread_realtime_transcript_done },
       ],
       "thread/realtime/outputAudio/delta": [
-        { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1824, run: r_thread_realtime_output_audio_delta },
+        { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1840, run: r_thread_realtime_output_audio_delta },
       ],
       "thread/realtime/error": [
-        { rule: "codex-app-server#thread-realtime-error", line: 1835, run: r_thread_realtime_error },
+        { rule: "codex-app-server#thread-realtime-error", line: 1851, run: r_thread_realtime_error },
       ],
       "thread/realtime/closed": [
-        { rule: "codex-app-server#thread-realtime-closed", line: 1846, run: r_thread_realtime_closed },
+        { rule: "codex-app-server#thread-realtime-closed", line: 1862, run: r_thread_realtime_closed },
       ],
     },
     request: {
@@ -1456,81 +1476,81 @@ export const table: SurfaceTable = {
         { rule: "codex-app-server#tool-request-user-input", line: 1042, run: r_tool_request_user_input },
       ],
       "mcpServer/elicitation/request": [
-        { rule: "codex-app-server#mcp-elicitation-request", line: 1070, run: r_mcp_elicitation_request },
+        { rule: "codex-app-server#mcp-elicitation-request", line: 1073, run: r_mcp_elicitation_request },
       ],
       "item/permissions/requestApproval": [
-        { rule: "codex-app-server#permissions-approval-request", line: 1097, run: r_permissions_approval_request },
+        { rule: "codex-app-server#permissions-approval-request", line: 1100, run: r_permissions_approval_request },
       ],
       "item/tool/call": [
-        { rule: "codex-app-server#dynamic-tool-call-request", line: 1122, run: r_dynamic_tool_call_request },
+        { rule: "codex-app-server#dynamic-tool-call-request", line: 1125, run: r_dynamic_tool_call_request },
       ],
       "account/chatgptAuthTokens/refresh": [
-        { rule: "codex-app-server#auth-tokens-refresh-request", line: 1152, run: r_auth_tokens_refresh_request },
+        { rule: "codex-app-server#auth-tokens-refresh-request", line: 1155, run: r_auth_tokens_refresh_request },
       ],
       "attestation/generate": [
-        { rule: "codex-app-server#attestation-generate-request", line: 1178, run: r_attestation_generate_request },
+        { rule: "codex-app-server#attestation-generate-request", line: 1181, run: r_attestation_generate_request },
       ],
       "applyPatchApproval": [
-        { rule: "codex-app-server#apply-patch-approval-request", line: 1196, run: r_apply_patch_approval_request },
+        { rule: "codex-app-server#apply-patch-approval-request", line: 1199, run: r_apply_patch_approval_request },
       ],
       "execCommandApproval": [
-        { rule: "codex-app-server#exec-command-approval-request", line: 1215, run: r_exec_command_approval_request },
+        { rule: "codex-app-server#exec-command-approval-request", line: 1219, run: r_exec_command_approval_request },
       ],
     },
     response: {
       "item/commandExecution/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
-        { rule: "codex-app-server#command-approval-response", line: 1274, run: r_command_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
+        { rule: "codex-app-server#command-approval-response", line: 1279, run: r_command_approval_response },
       ],
       "item/fileChange/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
-        { rule: "codex-app-server#file-change-approval-response", line: 1300, run: r_file_change_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
+        { rule: "codex-app-server#file-change-approval-response", line: 1305, run: r_file_change_approval_response },
       ],
       "item/tool/requestUserInput": [
-        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
-        { rule: "codex-app-server#tool-request-user-input-response", line: 1322, run: r_tool_request_user_input_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
+        { rule: "codex-app-server#tool-request-user-input-response", line: 1327, run: r_tool_request_user_input_response },
       ],
       "mcpServer/elicitation/request": [
-        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
-        { rule: "codex-app-server#mcp-elicitation-response", line: 1347, run: r_mcp_elicitation_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
+        { rule: "codex-app-server#mcp-elicitation-response", line: 1361, run: r_mcp_elicitation_response },
       ],
       "item/permissions/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
-        { rule: "codex-app-server#permissions-approval-response", line: 1368, run: r_permissions_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
+        { rule: "codex-app-server#permissions-approval-response", line: 1382, run: r_permissions_approval_response },
       ],
       "item/tool/call": [
-        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
-        { rule: "codex-app-server#dynamic-tool-call-response", line: 1389, run: r_dynamic_tool_call_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
+        { rule: "codex-app-server#dynamic-tool-call-response", line: 1403, run: r_dynamic_tool_call_response },
       ],
       "account/chatgptAuthTokens/refresh": [
-        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
-        { rule: "codex-app-server#auth-tokens-refresh-response", line: 1415, run: r_auth_tokens_refresh_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
+        { rule: "codex-app-server#auth-tokens-refresh-response", line: 1429, run: r_auth_tokens_refresh_response },
       ],
       "attestation/generate": [
-        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
-        { rule: "codex-app-server#attestation-generate-response", line: 1436, run: r_attestation_generate_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
+        { rule: "codex-app-server#attestation-generate-response", line: 1450, run: r_attestation_generate_response },
       ],
       "applyPatchApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
-        { rule: "codex-app-server#apply-patch-approval-response", line: 1454, run: r_apply_patch_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
+        { rule: "codex-app-server#apply-patch-approval-response", line: 1468, run: r_apply_patch_approval_response },
       ],
       "execCommandApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
-        { rule: "codex-app-server#exec-command-approval-response", line: 1474, run: r_exec_command_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
+        { rule: "codex-app-server#exec-command-approval-response", line: 1489, run: r_exec_command_approval_response },
       ],
     },
     clientResponse: {
       "*": [
-        { rule: "codex-app-server#client-request-failed", line: 1859, run: r_client_request_failed },
+        { rule: "codex-app-server#client-request-failed", line: 1875, run: r_client_request_failed },
       ],
       "initialize": [
-        { rule: "codex-app-server#initialize-response", line: 1877, run: r_initialize_response },
+        { rule: "codex-app-server#initialize-response", line: 1893, run: r_initialize_response },
       ],
       "thread/read": [
-        { rule: "codex-app-server#thread-history-replay", line: 1899, run: r_thread_history_replay },
+        { rule: "codex-app-server#thread-history-replay", line: 1915, run: r_thread_history_replay },
       ],
       "thread/resume": [
-        { rule: "codex-app-server#thread-history-replay", line: 1899, run: r_thread_history_replay },
+        { rule: "codex-app-server#thread-history-replay", line: 1915, run: r_thread_history_replay },
       ],
     },
   },
@@ -1679,34 +1699,34 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1955)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1958)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1961)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1964)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1967)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1970)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1973)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1976)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1979)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1982)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1985)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1988)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1991)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1994)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1997)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2000)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2003)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2011)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2014)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2030)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2047)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2058)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2083)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2096)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2105)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2124)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2132)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2148)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2153)",
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1971)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1974)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1977)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1980)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1983)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1986)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1989)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1992)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1995)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1998)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:2001)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:2004)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:2007)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:2010)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:2013)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2016)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2019)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2027)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2030)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2046)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2063)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2074)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2099)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2112)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2121)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2140)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2148)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2164)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2169)",
   },
 };

@@ -3,11 +3,12 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-// Mapping table mappings/codex-eventmsg.yaml: sha256 ccb229fcc3f48c836855a50e000bd7983e8cefbbc6ba94cdbd11696d947a34c1
+// Mapping table mappings/codex-eventmsg.yaml: sha256 5fa1532be8d62775e7f7d719cf040a303deb0f53f70b0ed52634465ab4ff7893
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
+import * as h_questions from "../../mappings/helpers/questions.js";
 import { UNSET, add, arr, concat, joinKey, json, numberOf, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
@@ -164,8 +165,8 @@ function map_endDecision(v: unknown, d: unknown = "approved"): unknown {
 // map "requestEndDecision" (mappings/codex-eventmsg.yaml:153)
 type V_requestEndDecision = "denied";
 const M_requestEndDecision: ReadonlyMap<string, V_requestEndDecision> = new Map([
-  ["exec_command_approval", "denied"],
-  ["apply_patch_approval", "denied"],
+  ["command_execution_approval", "denied"],
+  ["file_change_approval", "denied"],
 ]);
 
 function map_requestEndDecision(v: unknown): V_requestEndDecision | "unanswered";
@@ -346,6 +347,7 @@ function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))),
     resolution: { inferredFrom: "task_complete" },
   });
@@ -371,7 +373,7 @@ function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:365 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:366 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -380,6 +382,7 @@ function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): bool
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))),
     resolution: { inferredFrom: "task_complete" },
   });
@@ -387,7 +390,7 @@ function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:403 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:405 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -395,6 +398,7 @@ function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))),
     resolution: { inferredFrom: "task_complete" },
   });
@@ -402,7 +406,7 @@ function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:428 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:431 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -411,6 +415,7 @@ function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, c
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("abort"),
     resolution: { inferredFrom: "turn_aborted", reason: m.reason },
   });
@@ -418,7 +423,7 @@ function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:462 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:466 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -427,6 +432,7 @@ function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_ab
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("abort"),
     resolution: { inferredFrom: "turn_aborted", reason: m.reason },
   });
@@ -434,7 +440,7 @@ function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_ab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:486 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:491 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -442,6 +448,7 @@ function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_abort
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("abort"),
     resolution: { inferredFrom: "turn_aborted", reason: m.reason },
   });
@@ -449,7 +456,7 @@ function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_abort
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:508 — event turn_diff → turn.diff.updated */
+/** mappings/codex-eventmsg.yaml:514 — event turn_diff → turn.diff.updated */
 function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -457,7 +464,7 @@ function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: Row
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:544 — event plan_update → turn.plan.updated */
+/** mappings/codex-eventmsg.yaml:550 — event plan_update → turn.plan.updated */
 function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -468,7 +475,7 @@ function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:556 — event plan_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:562 — event plan_delta → content.delta */
 function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -477,7 +484,7 @@ function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: R
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:571 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
+/** mappings/codex-eventmsg.yaml:577 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
 function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -489,7 +496,7 @@ function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:592 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:598 — event error → runtime.error */
 function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -497,7 +504,7 @@ function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext)
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:606 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:612 — event stream_error → runtime.warning */
 function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -508,7 +515,7 @@ function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:618 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:624 — event warning → runtime.warning */
 function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -516,7 +523,7 @@ function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowCont
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:629 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:635 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -524,7 +531,7 @@ function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:642 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:648 — legacy background_event → runtime.warning */
 function r_background_event(m: View<Member<LegacyMessage, "type", "background_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -532,13 +539,13 @@ function r_background_event(m: View<Member<LegacyMessage, "type", "background_ev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:655 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:661 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<EventMessage, "type", "deprecation_notice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.summary, details: text(m.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:668 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:674 — event model_reroute → model.rerouted */
 function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -546,7 +553,7 @@ function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:681 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:687 — event model_verification → runtime.warning */
 function r_model_verification(m: View<Member<EventMessage, "type", "model_verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -557,7 +564,7 @@ function r_model_verification(m: View<Member<EventMessage, "type", "model_verifi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:694 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:700 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_buffering">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -568,7 +575,7 @@ function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_bufferi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:709 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:715 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_recovery_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -576,7 +583,7 @@ function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_reco
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:721 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:727 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_recovery_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -584,7 +591,7 @@ function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:734 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:740 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: View<Member<EventMessage, "type", "context_compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -592,21 +599,21 @@ function r_context_compacted(m: View<Member<EventMessage, "type", "context_compa
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:747 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:753 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: View<Member<EventMessage, "type", "thread_rolled_back">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true, rolledBackTurns: m.num_turns } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:760 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:766 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<LegacyMessage, "type", "thread_name_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.emit("thread.metadata.updated", { name: (m.thread_name ?? "") });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:778 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:784 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.threadId);
   cx.ref(ID_turn_current);
@@ -614,7 +621,7 @@ function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:792 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:798 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_settings_applied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -622,21 +629,21 @@ function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:803 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:809 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: View<Member<EventMessage, "type", "environment_connected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: true } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:816 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:822 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: View<Member<EventMessage, "type", "environment_disconnected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: false } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:830 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:836 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "agent_message_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -645,7 +652,7 @@ function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:846 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:852 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_message_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -655,7 +662,7 @@ function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_mess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:875 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:881 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -671,7 +678,7 @@ function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_me
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:938 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:944 — event agent_message → item.completed */
 function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(cx.meta?.id != null)) return false;
@@ -688,7 +695,7 @@ function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:976 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:982 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -702,7 +709,7 @@ function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_mes
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:993 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:999 — event user_message → item.started, item.completed */
 function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -717,7 +724,7 @@ function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1020 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1026 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoning_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -726,7 +733,7 @@ function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1039 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1045 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -735,7 +742,7 @@ function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1056 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1062 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -745,7 +752,7 @@ function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1077 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1083 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -755,7 +762,7 @@ function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1099 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1105 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -767,7 +774,7 @@ function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1129 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1135 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(cx.meta?.id != null)) return false;
@@ -784,7 +791,7 @@ function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1161 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1167 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -794,7 +801,7 @@ function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1181 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1187 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -806,7 +813,7 @@ function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "ty
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1209 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1215 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -816,7 +823,7 @@ function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1230 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1236 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "agent_reasoning_section_break">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -825,7 +832,7 @@ function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1252 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1258 — event item_started → item.started */
 function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -848,7 +855,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1285 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1291 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -871,7 +878,7 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1316 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1322 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -912,7 +919,7 @@ function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1393 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1399 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -929,7 +936,7 @@ function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1426 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1432 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -962,7 +969,7 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1469 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1475 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -978,7 +985,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1493 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1499 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -995,7 +1002,7 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1518 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1524 — event item_completed → item.completed */
 function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -1011,7 +1018,7 @@ function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1542 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1548 — event item_completed → item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -1037,7 +1044,7 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1579 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1585 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1045,6 +1052,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   cx.ref(ID_request_close, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("approved"),
     resolution: { implied: "exec_command_begin" },
   });
@@ -1059,7 +1067,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1610 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1617 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1068,7 +1076,7 @@ function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1627 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1634 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1077,7 +1085,7 @@ function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1643 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1650 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1087,6 +1095,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   cx.snapshot("command_output", m.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision(map_endDecision(m.status)),
     resolution: { implied: "exec_command_end", status: m.status },
   });
@@ -1104,7 +1113,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1687 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1695 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1112,7 +1121,8 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   cx.ref(ID_item_use_3, m.call_id);
   cx.ref(ID_request_open, m.approval_id);
   cx.emit("request.opened", {
-    requestType: "exec_command_approval",
+    requestType: "command_execution_approval",
+    providerRequestType: "exec_approval_request",
     detail: h_codex.itemTitle(m),
     args: m,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
@@ -1120,14 +1130,15 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1709 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1718 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_3, m.call_id);
   cx.ref(ID_request_open_2, m.call_id);
   cx.emit("request.opened", {
-    requestType: "exec_command_approval",
+    requestType: "command_execution_approval",
+    providerRequestType: "exec_approval_request",
     detail: h_codex.itemTitle(m),
     args: m,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
@@ -1135,14 +1146,15 @@ function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_appr
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1730 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1740 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_3, m.call_id);
   cx.ref(ID_request_open_2, m.call_id);
   cx.emit("request.opened", {
-    requestType: "apply_patch_approval",
+    requestType: "file_change_approval",
+    providerRequestType: "apply_patch_approval_request",
     detail: text(m.reason, "\n\n", "strings", false),
     args: m,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
@@ -1150,7 +1162,7 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1751 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1762 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1159,17 +1171,24 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1767 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1778 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_request_open_2, m.call_id);
-  cx.emit("user-input.requested", { questions: m.questions });
-  cx.emit("request.opened", { requestType: "tool_user_input", args: m });
+  cx.emit("user-input.requested", {
+    questions: h_questions.questionsOf(m.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" }),
+    data: m.questions,
+  });
+  cx.emit("request.opened", {
+    requestType: "tool_user_input",
+    args: m,
+    questions: h_questions.questionsOf(m.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" }),
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1792 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1806 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1178,20 +1197,21 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1808 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1822 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("abandoned"),
     resolution: m,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1829 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1844 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1200,6 +1220,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   const s_codexChangeMap = h_codex.codexChangeMap(m.changes);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision("approved"),
     resolution: { implied: "patch_apply_begin" },
   });
@@ -1218,7 +1239,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1869 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1885 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1231,7 +1252,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1884 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1900 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1240,6 +1261,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   cx.snapshot("file_change_output", m.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
+    providerRequestType: cx.state("request", "providerRequestType"),
     decision: map_decision(map_endDecision(m.status)),
     resolution: { implied: "patch_apply_end", status: m.status },
   });
@@ -1254,7 +1276,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1945 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1962 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1271,7 +1293,7 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1964 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1981 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1291,7 +1313,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1990 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2007 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1300,7 +1322,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2004 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2021 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1315,7 +1337,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2022 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2039 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1328,7 +1350,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2037 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2054 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1344,7 +1366,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2057 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2074 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1365,7 +1387,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2082 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2099 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1383,7 +1405,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2108 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2125 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1407,7 +1429,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2137 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2154 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1415,7 +1437,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2150 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2167 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1427,19 +1449,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2163 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2180 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2175 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2192 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2188 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2205 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1458,7 +1480,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2210 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2227 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1468,14 +1490,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2231 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2248 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2244 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2261 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1483,7 +1505,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2259 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2276 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1491,21 +1513,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2275 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2292 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2288 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2305 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2303 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2320 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1525,7 +1547,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2320 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2337 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1539,7 +1561,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2337 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2354 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1554,7 +1576,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2359 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2376 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1569,7 +1591,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2377 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2394 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1584,7 +1606,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2397 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2414 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1598,7 +1620,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2414 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2431 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1612,7 +1634,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2432 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2449 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1627,7 +1649,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2450 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2467 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1642,7 +1664,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2469 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2486 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1657,7 +1679,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2487 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2504 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1672,7 +1694,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2508 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2525 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1687,7 +1709,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2526 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2543 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1702,7 +1724,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2545 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2562 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1765,271 +1787,271 @@ export const table: SurfaceTable = {
       ],
       "task_complete": [
         { rule: "codex-eventmsg#task-complete", line: 288, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 365, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 403, run: r_task_complete_unnamed },
+        { rule: "codex-eventmsg#task-complete-submission", line: 366, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 405, run: r_task_complete_unnamed },
       ],
       "turn_complete": [
         { rule: "codex-eventmsg#task-complete", line: 288, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 365, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 403, run: r_task_complete_unnamed },
+        { rule: "codex-eventmsg#task-complete-submission", line: 366, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 405, run: r_task_complete_unnamed },
       ],
       "turn_aborted": [
-        { rule: "codex-eventmsg#turn-aborted", line: 428, run: r_turn_aborted },
-        { rule: "codex-eventmsg#turn-aborted-submission", line: 462, run: r_turn_aborted_submission },
-        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 486, run: r_turn_aborted_unnamed },
+        { rule: "codex-eventmsg#turn-aborted", line: 431, run: r_turn_aborted },
+        { rule: "codex-eventmsg#turn-aborted-submission", line: 466, run: r_turn_aborted_submission },
+        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 491, run: r_turn_aborted_unnamed },
       ],
       "turn_diff": [
-        { rule: "codex-eventmsg#turn-diff", line: 508, run: r_turn_diff },
+        { rule: "codex-eventmsg#turn-diff", line: 514, run: r_turn_diff },
       ],
       "plan_update": [
-        { rule: "codex-eventmsg#plan-update", line: 544, run: r_plan_update },
+        { rule: "codex-eventmsg#plan-update", line: 550, run: r_plan_update },
       ],
       "plan_delta": [
-        { rule: "codex-eventmsg#plan-delta", line: 556, run: r_plan_delta },
+        { rule: "codex-eventmsg#plan-delta", line: 562, run: r_plan_delta },
       ],
       "token_count": [
-        { rule: "codex-eventmsg#token-count", line: 571, run: r_token_count },
+        { rule: "codex-eventmsg#token-count", line: 577, run: r_token_count },
       ],
       "error": [
-        { rule: "codex-eventmsg#error", line: 592, run: r_error },
+        { rule: "codex-eventmsg#error", line: 598, run: r_error },
       ],
       "stream_error": [
-        { rule: "codex-eventmsg#stream-error", line: 606, run: r_stream_error },
+        { rule: "codex-eventmsg#stream-error", line: 612, run: r_stream_error },
       ],
       "warning": [
-        { rule: "codex-eventmsg#warning", line: 618, run: r_warning },
+        { rule: "codex-eventmsg#warning", line: 624, run: r_warning },
       ],
       "guardian_warning": [
-        { rule: "codex-eventmsg#guardian-warning", line: 629, run: r_guardian_warning },
+        { rule: "codex-eventmsg#guardian-warning", line: 635, run: r_guardian_warning },
       ],
       "deprecation_notice": [
-        { rule: "codex-eventmsg#deprecation-notice", line: 655, run: r_deprecation_notice },
+        { rule: "codex-eventmsg#deprecation-notice", line: 661, run: r_deprecation_notice },
       ],
       "model_reroute": [
-        { rule: "codex-eventmsg#model-reroute", line: 668, run: r_model_reroute },
+        { rule: "codex-eventmsg#model-reroute", line: 674, run: r_model_reroute },
       ],
       "model_verification": [
-        { rule: "codex-eventmsg#model-verification", line: 681, run: r_model_verification },
+        { rule: "codex-eventmsg#model-verification", line: 687, run: r_model_verification },
       ],
       "safety_buffering": [
-        { rule: "codex-eventmsg#safety-buffering", line: 694, run: r_safety_buffering },
+        { rule: "codex-eventmsg#safety-buffering", line: 700, run: r_safety_buffering },
       ],
       "auth_recovery_started": [
-        { rule: "codex-eventmsg#auth-recovery-started", line: 709, run: r_auth_recovery_started },
+        { rule: "codex-eventmsg#auth-recovery-started", line: 715, run: r_auth_recovery_started },
       ],
       "auth_recovery_completed": [
-        { rule: "codex-eventmsg#auth-recovery-completed", line: 721, run: r_auth_recovery_completed },
+        { rule: "codex-eventmsg#auth-recovery-completed", line: 727, run: r_auth_recovery_completed },
       ],
       "context_compacted": [
-        { rule: "codex-eventmsg#context-compacted", line: 734, run: r_context_compacted },
+        { rule: "codex-eventmsg#context-compacted", line: 740, run: r_context_compacted },
       ],
       "thread_rolled_back": [
-        { rule: "codex-eventmsg#thread-rolled-back", line: 747, run: r_thread_rolled_back },
+        { rule: "codex-eventmsg#thread-rolled-back", line: 753, run: r_thread_rolled_back },
       ],
       "thread_goal_updated": [
-        { rule: "codex-eventmsg#thread-goal-updated", line: 778, run: r_thread_goal_updated },
+        { rule: "codex-eventmsg#thread-goal-updated", line: 784, run: r_thread_goal_updated },
       ],
       "thread_settings_applied": [
-        { rule: "codex-eventmsg#thread-settings-applied", line: 792, run: r_thread_settings_applied },
+        { rule: "codex-eventmsg#thread-settings-applied", line: 798, run: r_thread_settings_applied },
       ],
       "environment_connected": [
-        { rule: "codex-eventmsg#environment-connected", line: 803, run: r_environment_connected },
+        { rule: "codex-eventmsg#environment-connected", line: 809, run: r_environment_connected },
       ],
       "environment_disconnected": [
-        { rule: "codex-eventmsg#environment-disconnected", line: 816, run: r_environment_disconnected },
+        { rule: "codex-eventmsg#environment-disconnected", line: 822, run: r_environment_disconnected },
       ],
       "agent_message_content_delta": [
-        { rule: "codex-eventmsg#agent-message-content-delta", line: 830, run: r_agent_message_content_delta },
+        { rule: "codex-eventmsg#agent-message-content-delta", line: 836, run: r_agent_message_content_delta },
       ],
       "agent_message": [
-        { rule: "codex-eventmsg#agent-message-restored", line: 875, run: r_agent_message_restored },
-        { rule: "codex-eventmsg#agent-message", line: 938, run: r_agent_message },
-        { rule: "codex-eventmsg#agent-message-unkeyed", line: 976, run: r_agent_message_unkeyed },
+        { rule: "codex-eventmsg#agent-message-restored", line: 881, run: r_agent_message_restored },
+        { rule: "codex-eventmsg#agent-message", line: 944, run: r_agent_message },
+        { rule: "codex-eventmsg#agent-message-unkeyed", line: 982, run: r_agent_message_unkeyed },
       ],
       "user_message": [
-        { rule: "codex-eventmsg#user-message", line: 993, run: r_user_message },
+        { rule: "codex-eventmsg#user-message", line: 999, run: r_user_message },
       ],
       "reasoning_content_delta": [
-        { rule: "codex-eventmsg#reasoning-content-delta", line: 1020, run: r_reasoning_content_delta },
+        { rule: "codex-eventmsg#reasoning-content-delta", line: 1026, run: r_reasoning_content_delta },
       ],
       "reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1039, run: r_reasoning_raw_content_delta },
+        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1045, run: r_reasoning_raw_content_delta },
       ],
       "agent_reasoning": [
-        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1099, run: r_agent_reasoning_restored },
-        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1129, run: r_agent_reasoning_streamed },
-        { rule: "codex-eventmsg#agent-reasoning", line: 1161, run: r_agent_reasoning },
+        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1105, run: r_agent_reasoning_restored },
+        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1135, run: r_agent_reasoning_streamed },
+        { rule: "codex-eventmsg#agent-reasoning", line: 1167, run: r_agent_reasoning },
       ],
       "agent_reasoning_raw_content": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1181, run: r_agent_reasoning_raw_content_restored },
-        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1209, run: r_agent_reasoning_raw_content },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1187, run: r_agent_reasoning_raw_content_restored },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1215, run: r_agent_reasoning_raw_content },
       ],
       "agent_reasoning_section_break": [
-        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1230, run: r_agent_reasoning_section_break },
+        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1236, run: r_agent_reasoning_section_break },
       ],
       "item_started": [
-        { rule: "codex-eventmsg#item-started", line: 1252, run: r_item_started },
+        { rule: "codex-eventmsg#item-started", line: 1258, run: r_item_started },
       ],
       "item_completed": [
-        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1285, run: r_item_completed_agent_message_restored },
-        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1316, run: r_item_completed_reasoning_restored },
-        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1393, run: r_item_completed_plan_restored },
-        { rule: "codex-eventmsg#item-completed-restored", line: 1426, run: r_item_completed_restored },
-        { rule: "codex-eventmsg#item-completed-agent-message", line: 1469, run: r_item_completed_agent_message },
-        { rule: "codex-eventmsg#item-completed-reasoning", line: 1493, run: r_item_completed_reasoning },
-        { rule: "codex-eventmsg#item-completed-plan", line: 1518, run: r_item_completed_plan },
-        { rule: "codex-eventmsg#item-completed", line: 1542, run: r_item_completed },
+        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1291, run: r_item_completed_agent_message_restored },
+        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1322, run: r_item_completed_reasoning_restored },
+        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1399, run: r_item_completed_plan_restored },
+        { rule: "codex-eventmsg#item-completed-restored", line: 1432, run: r_item_completed_restored },
+        { rule: "codex-eventmsg#item-completed-agent-message", line: 1475, run: r_item_completed_agent_message },
+        { rule: "codex-eventmsg#item-completed-reasoning", line: 1499, run: r_item_completed_reasoning },
+        { rule: "codex-eventmsg#item-completed-plan", line: 1524, run: r_item_completed_plan },
+        { rule: "codex-eventmsg#item-completed", line: 1548, run: r_item_completed },
       ],
       "exec_command_begin": [
-        { rule: "codex-eventmsg#exec-command-begin", line: 1579, run: r_exec_command_begin },
+        { rule: "codex-eventmsg#exec-command-begin", line: 1585, run: r_exec_command_begin },
       ],
       "exec_command_output_delta": [
-        { rule: "codex-eventmsg#exec-command-output-delta", line: 1610, run: r_exec_command_output_delta },
+        { rule: "codex-eventmsg#exec-command-output-delta", line: 1617, run: r_exec_command_output_delta },
       ],
       "terminal_interaction": [
-        { rule: "codex-eventmsg#terminal-interaction", line: 1627, run: r_terminal_interaction },
+        { rule: "codex-eventmsg#terminal-interaction", line: 1634, run: r_terminal_interaction },
       ],
       "exec_command_end": [
-        { rule: "codex-eventmsg#exec-command-end", line: 1643, run: r_exec_command_end },
+        { rule: "codex-eventmsg#exec-command-end", line: 1650, run: r_exec_command_end },
       ],
       "exec_approval_request": [
-        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1687, run: r_exec_approval_request_subcommand },
-        { rule: "codex-eventmsg#exec-approval-request", line: 1709, run: r_exec_approval_request },
+        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1695, run: r_exec_approval_request_subcommand },
+        { rule: "codex-eventmsg#exec-approval-request", line: 1718, run: r_exec_approval_request },
       ],
       "apply_patch_approval_request": [
-        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1730, run: r_apply_patch_approval_request },
+        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1740, run: r_apply_patch_approval_request },
       ],
       "request_permissions": [
-        { rule: "codex-eventmsg#request-permissions", line: 1751, run: r_request_permissions },
+        { rule: "codex-eventmsg#request-permissions", line: 1762, run: r_request_permissions },
       ],
       "request_user_input": [
-        { rule: "codex-eventmsg#request-user-input", line: 1767, run: r_request_user_input },
+        { rule: "codex-eventmsg#request-user-input", line: 1778, run: r_request_user_input },
       ],
       "elicitation_request": [
-        { rule: "codex-eventmsg#elicitation-request", line: 1792, run: r_elicitation_request },
+        { rule: "codex-eventmsg#elicitation-request", line: 1806, run: r_elicitation_request },
       ],
       "elicitation_abandoned": [
-        { rule: "codex-eventmsg#elicitation-abandoned", line: 1808, run: r_elicitation_abandoned },
+        { rule: "codex-eventmsg#elicitation-abandoned", line: 1822, run: r_elicitation_abandoned },
       ],
       "patch_apply_begin": [
-        { rule: "codex-eventmsg#patch-apply-begin", line: 1829, run: r_patch_apply_begin },
+        { rule: "codex-eventmsg#patch-apply-begin", line: 1844, run: r_patch_apply_begin },
       ],
       "patch_apply_updated": [
-        { rule: "codex-eventmsg#patch-apply-updated", line: 1869, run: r_patch_apply_updated },
+        { rule: "codex-eventmsg#patch-apply-updated", line: 1885, run: r_patch_apply_updated },
       ],
       "patch_apply_end": [
-        { rule: "codex-eventmsg#patch-apply-end", line: 1884, run: r_patch_apply_end },
+        { rule: "codex-eventmsg#patch-apply-end", line: 1900, run: r_patch_apply_end },
       ],
       "mcp_tool_call_begin": [
-        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1945, run: r_mcp_tool_call_begin },
+        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1962, run: r_mcp_tool_call_begin },
       ],
       "mcp_tool_call_end": [
-        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1964, run: r_mcp_tool_call_end },
+        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1981, run: r_mcp_tool_call_end },
       ],
       "web_search_begin": [
-        { rule: "codex-eventmsg#web-search-begin", line: 1990, run: r_web_search_begin },
+        { rule: "codex-eventmsg#web-search-begin", line: 2007, run: r_web_search_begin },
       ],
       "web_search_end": [
-        { rule: "codex-eventmsg#web-search-end", line: 2004, run: r_web_search_end },
+        { rule: "codex-eventmsg#web-search-end", line: 2021, run: r_web_search_end },
       ],
       "image_generation_begin": [
-        { rule: "codex-eventmsg#image-generation-begin", line: 2022, run: r_image_generation_begin },
+        { rule: "codex-eventmsg#image-generation-begin", line: 2039, run: r_image_generation_begin },
       ],
       "image_generation_end": [
-        { rule: "codex-eventmsg#image-generation-end", line: 2037, run: r_image_generation_end },
+        { rule: "codex-eventmsg#image-generation-end", line: 2054, run: r_image_generation_end },
       ],
       "view_image_tool_call": [
-        { rule: "codex-eventmsg#view-image-tool-call", line: 2057, run: r_view_image_tool_call },
+        { rule: "codex-eventmsg#view-image-tool-call", line: 2074, run: r_view_image_tool_call },
       ],
       "dynamic_tool_call_request": [
-        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2082, run: r_dynamic_tool_call_request },
+        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2099, run: r_dynamic_tool_call_request },
       ],
       "dynamic_tool_call_response": [
-        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2108, run: r_dynamic_tool_call_response },
+        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2125, run: r_dynamic_tool_call_response },
       ],
       "hook_started": [
-        { rule: "codex-eventmsg#hook-started", line: 2137, run: r_hook_started },
+        { rule: "codex-eventmsg#hook-started", line: 2154, run: r_hook_started },
       ],
       "hook_completed": [
-        { rule: "codex-eventmsg#hook-completed", line: 2150, run: r_hook_completed },
+        { rule: "codex-eventmsg#hook-completed", line: 2167, run: r_hook_completed },
       ],
       "mcp_startup_update": [
-        { rule: "codex-eventmsg#mcp-startup-update", line: 2163, run: r_mcp_startup_update },
+        { rule: "codex-eventmsg#mcp-startup-update", line: 2180, run: r_mcp_startup_update },
       ],
       "mcp_startup_complete": [
-        { rule: "codex-eventmsg#mcp-startup-complete", line: 2175, run: r_mcp_startup_complete },
+        { rule: "codex-eventmsg#mcp-startup-complete", line: 2192, run: r_mcp_startup_complete },
       ],
       "entered_review_mode": [
-        { rule: "codex-eventmsg#entered-review-mode", line: 2188, run: r_entered_review_mode },
+        { rule: "codex-eventmsg#entered-review-mode", line: 2205, run: r_entered_review_mode },
       ],
       "exited_review_mode": [
-        { rule: "codex-eventmsg#exited-review-mode", line: 2210, run: r_exited_review_mode },
+        { rule: "codex-eventmsg#exited-review-mode", line: 2227, run: r_exited_review_mode },
       ],
       "realtime_conversation_started": [
-        { rule: "codex-eventmsg#realtime-conversation-started", line: 2231, run: r_realtime_conversation_started },
+        { rule: "codex-eventmsg#realtime-conversation-started", line: 2248, run: r_realtime_conversation_started },
       ],
       "realtime_conversation_realtime": [
-        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2244, run: r_realtime_conversation_audio },
-        { rule: "codex-eventmsg#realtime-conversation-error", line: 2259, run: r_realtime_conversation_error },
-        { rule: "codex-eventmsg#realtime-conversation-item", line: 2275, run: r_realtime_conversation_item },
+        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2261, run: r_realtime_conversation_audio },
+        { rule: "codex-eventmsg#realtime-conversation-error", line: 2276, run: r_realtime_conversation_error },
+        { rule: "codex-eventmsg#realtime-conversation-item", line: 2292, run: r_realtime_conversation_item },
       ],
       "realtime_conversation_closed": [
-        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2288, run: r_realtime_conversation_closed },
+        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2305, run: r_realtime_conversation_closed },
       ],
       "guardian_assessment": [
-        { rule: "codex-eventmsg#guardian-assessment", line: 2303, run: r_guardian_assessment },
+        { rule: "codex-eventmsg#guardian-assessment", line: 2320, run: r_guardian_assessment },
       ],
       "collab_agent_spawn_begin": [
-        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2320, run: r_collab_agent_spawn_begin },
+        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2337, run: r_collab_agent_spawn_begin },
       ],
       "collab_agent_spawn_end": [
-        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2337, run: r_collab_agent_spawn_end },
+        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2354, run: r_collab_agent_spawn_end },
       ],
       "collab_agent_interaction_begin": [
-        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2359, run: r_collab_agent_interaction_begin },
+        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2376, run: r_collab_agent_interaction_begin },
       ],
       "collab_agent_interaction_end": [
-        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2377, run: r_collab_agent_interaction_end },
+        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2394, run: r_collab_agent_interaction_end },
       ],
       "collab_waiting_begin": [
-        { rule: "codex-eventmsg#collab-waiting-begin", line: 2397, run: r_collab_waiting_begin },
+        { rule: "codex-eventmsg#collab-waiting-begin", line: 2414, run: r_collab_waiting_begin },
       ],
       "collab_waiting_end": [
-        { rule: "codex-eventmsg#collab-waiting-end", line: 2414, run: r_collab_waiting_end },
+        { rule: "codex-eventmsg#collab-waiting-end", line: 2431, run: r_collab_waiting_end },
       ],
       "collab_close_begin": [
-        { rule: "codex-eventmsg#collab-close-begin", line: 2432, run: r_collab_close_begin },
+        { rule: "codex-eventmsg#collab-close-begin", line: 2449, run: r_collab_close_begin },
       ],
       "collab_close_end": [
-        { rule: "codex-eventmsg#collab-close-end", line: 2450, run: r_collab_close_end },
+        { rule: "codex-eventmsg#collab-close-end", line: 2467, run: r_collab_close_end },
       ],
       "collab_resume_begin": [
-        { rule: "codex-eventmsg#collab-resume-begin", line: 2469, run: r_collab_resume_begin },
+        { rule: "codex-eventmsg#collab-resume-begin", line: 2486, run: r_collab_resume_begin },
       ],
       "collab_resume_end": [
-        { rule: "codex-eventmsg#collab-resume-end", line: 2487, run: r_collab_resume_end },
+        { rule: "codex-eventmsg#collab-resume-end", line: 2504, run: r_collab_resume_end },
       ],
       "sub_agent_activity": [
-        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2508, run: r_sub_agent_activity_started },
-        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2526, run: r_sub_agent_activity_ended },
-        { rule: "codex-eventmsg#sub-agent-activity", line: 2545, run: r_sub_agent_activity },
+        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2525, run: r_sub_agent_activity_started },
+        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2543, run: r_sub_agent_activity_ended },
+        { rule: "codex-eventmsg#sub-agent-activity", line: 2562, run: r_sub_agent_activity },
       ],
     },
     legacy: {
       "background_event": [
-        { rule: "codex-eventmsg#background-event", line: 642, run: r_background_event },
+        { rule: "codex-eventmsg#background-event", line: 648, run: r_background_event },
       ],
       "thread_name_updated": [
-        { rule: "codex-eventmsg#thread-name-updated", line: 760, run: r_thread_name_updated },
+        { rule: "codex-eventmsg#thread-name-updated", line: 766, run: r_thread_name_updated },
       ],
       "agent_message_delta": [
-        { rule: "codex-eventmsg#agent-message-delta", line: 846, run: r_agent_message_delta },
+        { rule: "codex-eventmsg#agent-message-delta", line: 852, run: r_agent_message_delta },
       ],
       "agent_reasoning_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1056, run: r_agent_reasoning_delta },
+        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1062, run: r_agent_reasoning_delta },
       ],
       "agent_reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1077, run: r_agent_reasoning_raw_content_delta },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1083, run: r_agent_reasoning_raw_content_delta },
       ],
     },
   },
@@ -2055,14 +2077,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2561)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2564)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2567)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2570)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2573)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2576)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2579)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2582)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2578)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2581)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2584)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2587)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2590)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2593)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2596)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2599)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

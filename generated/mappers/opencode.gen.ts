@@ -2,11 +2,12 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-// Mapping table mappings/opencode.yaml: sha256 d8c5627d6106d5a272bc64fd1c27505d243d48c75b9abfbe8f0a5f23c0cbe7bb
+// Mapping table mappings/opencode.yaml: sha256 c0377b6394c81273e9a0bda618f6833a88e991f215219aa97889cd4755261b11
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
+import * as h_questions from "../../mappings/helpers/questions.js";
 import { UNSET, add, arr, concat, firstId, joinKey, json, numberOf, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
@@ -861,35 +862,43 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.ref(ID_item_use_2, cx.varAt(`call:${m.properties?.tool?.callID}`));
   cx.ref(ID_request_open, m.properties?.id);
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m.properties?.questions });
+  if (cx.isNew("request")) cx.emit("user-input.requested", {
+    questions: h_questions.questionsOf(m.properties?.questions, { id: "#", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiple", freeText: "custom", freeTextDefault: true }),
+    data: m.properties?.questions,
+  });
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: str(m.properties?.questions?.[0]?.question),
     args: m.properties,
+    questions: h_questions.questionsOf(m.properties?.questions, { id: "#", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiple", freeText: "custom", freeTextDefault: true }),
   });
   return true;
 }
 
-/** mappings/opencode.yaml:1107 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1110 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.ref(ID_request_close_2, m.properties?.requestID);
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.properties?.answers });
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
+    answers: h_questions.answersFromLists(m.properties?.answers),
+    data: m.properties?.answers,
+  });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_decision("answered"),
+    answers: h_questions.answersFromLists(m.properties?.answers),
     resolution: m.properties,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:1129 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1134 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.ref(ID_request_close_2, m.properties?.requestID);
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: [] });
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {});
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_decision("rejected"),
@@ -1018,16 +1027,16 @@ export const table: SurfaceTable = {
         { rule: "opencode#question-asked", line: 1077, run: r_question_asked },
       ],
       "question.replied": [
-        { rule: "opencode#question-replied", line: 1107, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1110, run: r_question_replied },
       ],
       "question.v2.replied": [
-        { rule: "opencode#question-replied", line: 1107, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1110, run: r_question_replied },
       ],
       "question.rejected": [
-        { rule: "opencode#question-rejected", line: 1129, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1134, run: r_question_rejected },
       ],
       "question.v2.rejected": [
-        { rule: "opencode#question-rejected", line: 1129, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1134, run: r_question_rejected },
       ],
     },
   },
@@ -1104,15 +1113,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1152)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1155)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1158)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1161)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1164)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1167)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1170)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1173)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1176)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1156)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1159)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1162)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1165)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1168)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1171)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1174)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1177)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1180)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },

@@ -204,13 +204,13 @@ function countDiff(diff: string): { add: number; del: number } {
 }
 function questionText(q: unknown): string | undefined {
   if (typeof q === "string") return q;
-  if (Array.isArray(q)) return q.map((x: any) => x?.question ?? x?.header ?? oneLine(x)).join(" / ");
+  if (Array.isArray(q)) return q.map((x: any) => x?.prompt ?? x?.question ?? x?.header ?? oneLine(x)).join(" / ");
   if (q && typeof q === "object") return (q as any).message ?? (q as any).question ?? oneLine(q);
   return undefined;
 }
 function answerText(a: unknown): string {
   if (a && typeof a === "object" && !Array.isArray(a)) {
-    const vals = Object.values(a as Record<string, unknown>).map((v: any) => (Array.isArray(v?.answers) ? v.answers.join(", ") : typeof v === "string" ? v : oneLine(v)));
+    const vals = Object.values(a as Record<string, unknown>).map((v: any) => (Array.isArray(v) ? v.join(", ") : Array.isArray(v?.answers) ? v.answers.join(", ") : typeof v === "string" ? v : oneLine(v)));
     return vals.join("; ");
   }
   return oneLine(a);

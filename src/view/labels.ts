@@ -13,9 +13,7 @@ export type RequestKind = "permission" | "question" | "request";
 const CARD: Record<string, RequestKind> = { permission: "permission", question: "question", host_call: "request" };
 const LABELS: Record<CanonicalRequestType, string> = {
   command_execution_approval: "command approval",
-  exec_command_approval: "command approval",
   file_change_approval: "file change approval",
-  apply_patch_approval: "patch approval",
   tool_user_input: "user input",
   dynamic_tool_call: "host tool call",
   auth_tokens_refresh: "auth refresh",

@@ -197,7 +197,7 @@ describe("generated files", () => {
     const f = join(dir, "validator.mjs");
     writeFileSync(f, files.get("generated/validators/canonical-event.gen.ts")!);
     const { validateCanonicalEvent: validate } = (await import(/* @vite-ignore */ pathToFileURL(f).href)) as { validateCanonicalEvent: (x: unknown) => boolean };
-    const ok = { eventId: "evt_1", schemaVersion: 1, provider: "codex", sessionId: "ses_1", createdAt: "2025-01-01T00:00:00.000Z", sequence: 1, type: "thread.started", payload: { providerThreadId: "t1" } };
+    const ok = { eventId: "evt_1", schemaVersion: 2, provider: "codex", sessionId: "ses_1", createdAt: "2025-01-01T00:00:00.000Z", sequence: 1, type: "thread.started", payload: { providerThreadId: "t1" } };
     expect(validate(ok)).toBe(true);
     expect(validate({ ...ok, type: "thread.startd" })).toBe(false);
     expect(validate({ ...ok, payload: { bogus: 1 } })).toBe(false);

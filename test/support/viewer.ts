@@ -43,7 +43,7 @@ export function embeddedData(html: string): ViewerData {
   return JSON.parse(m[1]);
 }
 
-const ENV = { schemaVersion: 1, provider: "codex", sessionId: "ses_1", threadId: "thr_1" };
+const ENV = { schemaVersion: 2, provider: "codex", sessionId: "ses_1", threadId: "thr_1" };
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1) + n).toISOString();
 
 /**

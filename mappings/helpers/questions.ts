@@ -1,0 +1,177 @@
+/**
+ * Helpers for question requests, shared by the tables: a provider's list of questions → the canonical `Question`s
+ * (read with the field names the table gives), the canonical answers (per question id, the chosen option ids and/or
+ * typed text) → the shape a provider takes back, and a provider's answer → the canonical answers. Nothing here knows
+ * a provider: the tables name the fields. Pure; never throw on provider data.
+ */
+
+/** A canonical question (canonical.yaml `defs.Question`). */
+export interface QuestionShape {
+  id: string;
+  prompt: string;
+  header?: string;
+  options?: { id: string; label: string; description?: string }[];
+  multiSelect?: boolean;
+  freeText?: boolean;
+}
+
+/** The canonical answers: per question id, the chosen option ids and/or the text typed. */
+export type AnswersShape = Record<string, string[]>;
+
+/**
+ * Where a provider's question keeps each canonical field. `id`: a field name, `"#"` for the question's position
+ * ("0", "1", …), or absent for the prompt itself. `optionId` absent: an option is named by its label. `freeText`:
+ * a boolean field's name (absent → `freeTextDefault`, else false) or a literal boolean; a question without options
+ * always takes text.
+ */
+export interface QuestionFields {
+  id?: string;
+  prompt: string;
+  header?: string;
+  options?: string;
+  optionId?: string;
+  optionLabel: string;
+  optionDescription?: string;
+  multiSelect?: string;
+  freeText?: string | boolean;
+  freeTextDefault?: boolean;
+}
+
+const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);
+const str = (x: unknown): string | undefined => (typeof x === "string" ? x : typeof x === "number" && Number.isFinite(x) ? String(x) : undefined);
+
+/** The canonical questions of a provider's list (undefined when it is not a list; entries without a prompt left out). */
+export function questionsOf(list: unknown, fields: QuestionFields): QuestionShape[] | undefined {
+  if (!Array.isArray(list) || !isObj(fields) || typeof fields.prompt !== "string") return undefined;
+  const out: QuestionShape[] = [];
+  list.forEach((q, i) => {
+    if (!isObj(q)) return;
+    const prompt = str(q[fields.prompt]);
+    if (prompt === undefined) return;
+    const id = fields.id === "#" ? String(i) : fields.id !== undefined ? str(q[fields.id]) : prompt;
+    if (id === undefined) return;
+    const c: QuestionShape = { id, prompt };
+    const header = fields.header !== undefined ? str(q[fields.header]) : undefined;
+    if (header !== undefined) c.header = header;
+    const opts: NonNullable<QuestionShape["options"]> = [];
+    const raw = fields.options !== undefined ? q[fields.options] : undefined;
+    if (Array.isArray(raw)) {
+      for (const o of raw) {
+        if (!isObj(o)) continue;
+        const label = str(o[fields.optionLabel]);
+        const oid = fields.optionId !== undefined ? str(o[fields.optionId]) : label;
+        if (label === undefined && oid === undefined) continue;
+        const opt: { id: string; label: string; description?: string } = { id: (oid ?? label)!, label: (label ?? oid)! };
+        const d = fields.optionDescription !== undefined ? str(o[fields.optionDescription]) : undefined;
+        if (d !== undefined) opt.description = d;
+        opts.push(opt);
+      }
+    }
+    if (opts.length) c.options = opts;
+    const multi = fields.multiSelect !== undefined ? q[fields.multiSelect] : undefined;
+    c.multiSelect = multi === true;
+    const ft = typeof fields.freeText === "boolean" ? fields.freeText : typeof fields.freeText === "string" && typeof q[fields.freeText] === "boolean" ? (q[fields.freeText] as boolean) : fields.freeTextDefault === true;
+    c.freeText = ft || opts.length === 0;
+    out.push(c);
+  });
+  return out;
+}
+
+const qs = (questions: unknown): QuestionShape[] => (Array.isArray(questions) ? questions.filter((q): q is QuestionShape => isObj(q) && typeof q.id === "string") : []);
+const list = (answers: unknown, id: string): string[] => {
+  const v = isObj(answers) ? answers[id] : undefined;
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : typeof v === "string" ? [v] : [];
+};
+/** An answer's entries as labels: an option id becomes its option's label; typed text stays as it is. */
+const labels = (q: QuestionShape, chosen: readonly string[]): string[] => chosen.map((a) => q.options?.find((o) => o.id === a)?.label ?? a);
+
+/**
+ * The answers per question id as labels (`wrap`: each list inside `{[wrap]: labels}`), in question order; questions
+ * without an answer left out.
+ */
+export function labelsByQuestion(questions: unknown, answers: unknown, wrap?: string): Record<string, unknown> | undefined {
+  if (!isObj(answers)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const q of qs(questions)) {
+    const l = labels(q, list(answers, q.id));
+    if (l.length) out[q.id] = typeof wrap === "string" ? { [wrap]: l } : l;
+  }
+  return out;
+}
+
+/** The answers per question id as one text each (labels joined with `sep`). */
+export function textByQuestion(questions: unknown, answers: unknown, sep: string): Record<string, string> | undefined {
+  if (!isObj(answers)) return undefined;
+  const out: Record<string, string> = {};
+  for (const q of qs(questions)) {
+    const l = labels(q, list(answers, q.id));
+    if (l.length) out[q.id] = l.join(typeof sep === "string" ? sep : ", ");
+  }
+  return out;
+}
+
+/** The answers as lists of labels in question order (a question without an answer: an empty list). */
+export function labelLists(questions: unknown, answers: unknown): string[][] | undefined {
+  if (!isObj(answers)) return undefined;
+  return qs(questions).map((q) => labels(q, list(answers, q.id)));
+}
+
+/** The answers as a list of `{[idKey]: question id, [listKey]: option ids}`, in question order (answered questions only). */
+export function optionSelections(questions: unknown, answers: unknown, idKey: string, listKey: string): Record<string, unknown>[] | undefined {
+  if (!isObj(answers) || typeof idKey !== "string" || typeof listKey !== "string") return undefined;
+  return qs(questions).filter((q) => list(answers, q.id).length).map((q) => ({ [idKey]: q.id, [listKey]: list(answers, q.id) }));
+}
+
+const nonEmpty = (a: AnswersShape): AnswersShape | undefined => (Object.values(a).some((l) => l.length) ? a : undefined);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : typeof v === "string" ? [v] : []);
+
+/** Canonical answers from `{<question id>: {[wrap]: [<label>…]}}` (or plain lists); undefined when nothing was answered. */
+export function answersFromWrapped(obj: unknown, wrap: string): AnswersShape | undefined {
+  if (!isObj(obj)) return undefined;
+  const out: AnswersShape = {};
+  for (const [k, v] of Object.entries(obj)) out[k] = strings(isObj(v) && typeof wrap === "string" ? v[wrap] : v);
+  return nonEmpty(out);
+}
+
+/** Canonical answers from lists in question order (keyed "0", "1", …); undefined when nothing was answered. */
+export function answersFromLists(lists: unknown): AnswersShape | undefined {
+  if (!Array.isArray(lists)) return undefined;
+  const out: AnswersShape = {};
+  lists.forEach((l, i) => { out[String(i)] = strings(l); });
+  return nonEmpty(out);
+}
+
+/** Canonical answers from `[{[idKey]: <question id>, [listKey]: [<option id>…]}…]`; undefined when nothing was answered. */
+export function answersFromSelections(items: unknown, idKey: string, listKey: string): AnswersShape | undefined {
+  if (!Array.isArray(items)) return undefined;
+  const out: AnswersShape = {};
+  for (const x of items) {
+    const id = isObj(x) ? str(x[idKey]) : undefined;
+    if (id !== undefined) out[id] = strings((x as Record<string, unknown>)[listKey]);
+  }
+  return nonEmpty(out);
+}
+
+/**
+ * Canonical answers from one text per question id (`{<id>: "A, B"}`) and the provider's questions (read with
+ * `fields`): a multi-select answer whose `sep`-separated parts are all labels becomes those options; any other text
+ * one entry. Labels become option ids. Undefined when nothing was answered.
+ */
+export function answersFromText(list: unknown, obj: unknown, fields: QuestionFields, sep: string): AnswersShape | undefined {
+  if (!isObj(obj)) return undefined;
+  const byId = new Map((questionsOf(list, fields) ?? []).map((q) => [q.id, q]));
+  const out: AnswersShape = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (typeof v !== "string") continue;
+    const q = byId.get(k);
+    const idOf = (label: string) => q?.options?.find((o) => o.label === label)?.id;
+    const parts = q?.multiSelect && typeof sep === "string" ? v.split(sep) : [v];
+    out[k] = parts.every((p) => idOf(p) !== undefined) ? parts.map((p) => idOf(p)!) : v === "" ? [] : [v];
+  }
+  return nonEmpty(out);
+}
+
+/** `answered` when any question has an answer, else `cancelled` (a question request dismissed with no answers). */
+export function answeredOrCancelled(answers: unknown): "answered" | "cancelled" {
+  return isObj(answers) && Object.values(answers).some((l) => Array.isArray(l) && l.length > 0) ? "answered" : "cancelled";
+}
