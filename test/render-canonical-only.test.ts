@@ -110,10 +110,6 @@ function scan(file: string, text: string): Finding[] {
  */
 interface Allowance { file: string; rule: Rule; match?: RegExp; reason: string }
 const ALLOWED: Allowance[] = [
-  // ── until canonical question fields land (#33 item 3) ──
-  { file: "src/render/rules.ts", rule: "args-resolution", match: /^(args|res)\??\.(input|questions|message|updatedInput|answers)/, reason: "until canonical question fields land (#33 item 3): the one reader of a question request's prompts and answers inside its tool input / resolution (questionFields)" },
-  { file: "src/render/rules.ts", rule: "native-name", match: /^updatedInput$/, reason: "until canonical question fields land (#33 item 3): questionFields reads the answers a tool request's resolution carries" },
-  { file: "src/view/labels.ts", rule: "native-name", match: /^(apply_patch_approval|exec_command_approval)$/, reason: "until the provider-named request types are renamed (#33 item 3): they are canonical request types today, and every canonical type has a viewer label" },
   // ── the provider-facing edge: the reply shapers (src/answer) ──
   { file: "src/answer/", rule: "provider-name", reason: "the answer side turns a canonical decision into each provider's reply: its public functions and reply kinds are named for the provider they answer (toClaudePermissionResult, toAcpPermissionResponse, toOpencodePermissionReply, kind claude-can-use-tool …), from the answering tables" },
   { file: "src/answer/", rule: "native-name", reason: "the replies are the providers' own shapes (control_response, updatedInput, canUseTool …): building them is what the answer side is for" },

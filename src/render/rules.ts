@@ -152,17 +152,10 @@ export function toolFailure(b: { status: string; error?: string; result?: unknow
   return b.status === "failed" && typeof b.result === "string" && b.result.trim() !== "" ? b.result : undefined;
 }
 
-/**
- * A question request's questions and answers. They are the canonical `questions` / `answers` of user-input events;
- * a question that arrives as a tool request carries them in its `args` / `resolution` (a provider's tool input), read
- * here and nowhere else — until canonical question fields land (#33 item 3).
- */
-export function questionFields(p: { questions?: unknown; answers?: unknown; args?: unknown; resolution?: unknown }): { questions?: unknown; answers?: unknown } {
-  const args: any = p.args, res: any = p.resolution;
+/** A question request's canonical questions and answers (request.opened / user-input.* `questions`, `answers`). */
+export function questionFields(p: { questions?: unknown; answers?: unknown }): { questions?: unknown; answers?: unknown } {
   const out: { questions?: unknown; answers?: unknown } = {};
-  const questions = p.questions ?? args?.input?.questions ?? args?.questions ?? args?.message;
-  const answers = p.answers ?? res?.updatedInput?.answers ?? res?.answers;
-  if (questions !== undefined) out.questions = questions;
-  if (answers !== undefined) out.answers = answers;
+  if (p.questions !== undefined) out.questions = p.questions;
+  if (p.answers !== undefined) out.answers = p.answers;
   return out;
 }

@@ -60,12 +60,13 @@ export function renderTranscript(events: Iterable<CanonicalEvent>): string {
       }
       case "user-input.requested": {
         const b = block();
-        if (b) lines.push(`question?  ${clip(JSON.stringify(b.fields.questions), 200)}`);
+        // a form or a dialog (an MCP elicitation) has no canonical questions: its request says what it asks
+        if (b) lines.push(`question?  ${b.fields.questions !== undefined ? clip(JSON.stringify(b.fields.questions), 200) : "(a form: see the request)"}`);
         break;
       }
       case "user-input.resolved": {
         const b = block();
-        if (b) lines.push(`answer:    ${clip(JSON.stringify(b.fields.answers), 200)}`);
+        if (b) lines.push(`answer:    ${b.fields.answers !== undefined ? clip(JSON.stringify(b.fields.answers), 200) : "—"}`);
         break;
       }
       case "turn.plan.updated": {

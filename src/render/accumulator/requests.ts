@@ -90,6 +90,7 @@ export const REQUEST_HANDLERS = {
     if (c.p.detail !== undefined) b.fields.detail = c.p.detail;
     if (c.p.args !== undefined) b.fields.args = c.p.args;
     if (Array.isArray(c.p.options)) b.fields.options = c.p.options;
+    if (c.p.questions !== undefined) b.fields.questions = c.p.questions;
   },
   "request.resolved": (S, c) => {
     const isNew = isNewBlock(S, c, (c.requestId ?? c.eventId) + ":request");
@@ -99,11 +100,12 @@ export const REQUEST_HANDLERS = {
     b.fields.requestType ??= c.p.requestType;
     if (c.p.decision !== undefined) b.fields.decision = c.p.decision;
     if (c.p.resolution !== undefined) b.fields.resolution = c.p.resolution;
+    if (c.p.answers !== undefined) b.fields.answers = c.p.answers;
   },
   "user-input.requested": (S, c) => {
     const b = requestBlock(S, c, "question");
     b.kind = "question";
-    b.fields.questions = c.p.questions;
+    if (c.p.questions !== undefined) b.fields.questions = c.p.questions;
   },
   "user-input.resolved": (S, c) => {
     const isNew = isNewBlock(S, c, (c.requestId ?? c.eventId) + ":request");
@@ -111,7 +113,7 @@ export const REQUEST_HANDLERS = {
     b.kind = "question";
     if (isNew) b.fields.state = "never-opened";
     resolveRequest(S, c, b);
-    b.fields.answers = c.p.answers;
+    if (c.p.answers !== undefined) b.fields.answers = c.p.answers;
   },
   "task.started": (S, c) => {
     const b = taskBlock(S, c, true);
