@@ -27,11 +27,11 @@ class CodexDriver implements Driver {
     return { approvalPolicy: approvalPolicy || "on-request", sandbox: sandbox || "workspace-write" };
   }
 
-  /** A call, retried with backoff while the server says it is overloaded. */
-  private async call<T>(method: string, params: unknown, tap?: FrameTap): Promise<T> {
+  /** A call, retried with backoff while the server says it is overloaded; bounded by the request timeout (`ms`). */
+  private async call<T>(method: string, params: unknown, tap?: FrameTap, ms = this.o.timeouts.requestMs): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.peer.request<T>(method, params, this.o.timeouts.requestMs, tap);
+        return await this.peer.request<T>(method, params, ms, tap);
       } catch (e) {
         const code = ((e as LiveError).detail as { code?: number } | undefined)?.code;
         if (code !== OVERLOADED || attempt >= 5) throw e;
@@ -52,10 +52,12 @@ class CodexDriver implements Driver {
       const tail = this.child.tail().trim().split("\n").slice(-3).join(" | ");
       throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `codex app-server: ${(e as Error).message}${tail ? ` (stderr: ${tail})` : ""}`, { cause: e });
     };
-    await this.call("initialize", { clientInfo: { name: this.o.clientName ?? "agentnorm", title: "agentnorm", version: VERSION }, capabilities: { experimentalApi: true } }).catch(startFailed);
+    // the start's calls are bounded by the start timeout (as the whole start is), not a request's
+    const startMs = this.o.timeouts.startMs;
+    await this.call("initialize", { clientInfo: { name: this.o.clientName ?? "agentnorm", title: "agentnorm", version: VERSION }, capabilities: { experimentalApi: true } }, undefined, startMs).catch(startFailed);
     this.peer.notify("initialized");
     const params = { cwd: this.o.cwd, ...this.policy(), ...(this.o.model ? { model: this.o.model } : {}) };
-    const r = await (resume ? this.call<{ thread: { id: string } }>("thread/resume", { threadId: resume, ...params }) : this.call<{ thread: { id: string } }>("thread/start", params)).catch(startFailed);
+    const r = await (resume ? this.call<{ thread: { id: string } }>("thread/resume", { threadId: resume, ...params }, undefined, startMs) : this.call<{ thread: { id: string } }>("thread/start", params, undefined, startMs)).catch(startFailed);
     const id = r?.thread?.id;
     if (typeof id !== "string") throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `codex app-server: ${resume ? "thread/resume" : "thread/start"} returned no thread id`);
     return id;
