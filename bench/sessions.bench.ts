@@ -71,7 +71,9 @@ function makeHome(): string {
     }
     return out;
   };
-  const sessionIds = ses.rows.map((r) => r[ses.cols.indexOf("id")] as string);
+  // the two projects' sessions (not a third project's, nor a subagent's child session: copied, its parent link would
+  // name another copy)
+  const sessionIds = ses.rows.filter((r) => !r[ses.cols.indexOf("parent_id")] && /^\/sandbox\/(alpha|beta)$/.test(String(r[ses.cols.indexOf("directory")]))).map((r) => r[ses.cols.indexOf("id")] as string);
   const create = (name: string, cols: string[]) => `CREATE TABLE ${name} (${cols.join(", ")})`;
   mkdirSync(join(home, ".local/share/opencode"), { recursive: true });
   writeSqlite(join(home, ".local/share/opencode/opencode.db"), [

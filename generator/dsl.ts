@@ -360,12 +360,20 @@ export interface SessionsSpec {
   next?: string | string[];
 }
 
-/** A path, or a path read only on messages of these types (tagged) or methods (JSON-RPC; a response: its request's). */
+/**
+ * A path, or a path read only on messages of these types (tagged) or methods (JSON-RPC; a response: its request's),
+ * or (children) read on each element of a list.
+ */
 export type SessionPath = Path | SessionPathWhen;
 
 export interface SessionPathWhen {
   path: Path;
-  match: string | string[];
+  match?: string | string[];
+  /**
+   * `children` only: a list on the message; `path` is read on each of its elements (relative to the element), and
+   * every id found is a child (a restored message naming the subagent sessions its tool calls ran).
+   */
+  each?: Path;
 }
 
 /** A mapping table: mappings/<surface>.yaml. */

@@ -393,7 +393,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   // (the operators most tables never use are imported only by the tables that do)
   const kinds = new Set(tableExprs(t).map((e) => e.k));
   const rare: [string, string][] = [["merge", "merge"], ["number", "numberOf"], ["numeric", "numeric"], ["string", "stringOf"], ["type", "typeOf"], ["uri", "uri"]];
-  const utilImports = ["add", "arr", "concat", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), ...(t.sessions ? ["firstId"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
+  const utilImports = ["add", "arr", "concat", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), ...(t.sessions ? ["firstId"] : []), ...(t.sessions?.children.some((p) => p.each) ? ["allIds", "eachId"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
   sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: utilImports });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
 
@@ -539,7 +539,10 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     // first non-empty string or number of each part.
     const part = (ps: SessionPathIR[]): string => {
       if (!ps.length) return "undefined";
-      const one = (p: SessionPathIR) => (p.match ? `(${p.match.map((x) => `cx.method === ${lit(x)}`).join(" || ")} ? ${exprCode(p.path, new Set())} : undefined)` : exprCode(p.path, new Set()));
+      const read = (p: SessionPathIR) => (p.each ? `eachId(${exprCode(p.each, new Set())}, (s_el: any) => ${exprCode(p.path, new Set(["el"]))})` : exprCode(p.path, new Set()));
+      const one = (p: SessionPathIR) => (p.match ? `(${p.match.map((x) => `cx.method === ${lit(x)}`).join(" || ")} ? ${read(p)} : undefined)` : read(p));
+      // children with an `each` entry: every id of every entry (a list)
+      if (ps.some((p) => p.each)) return `allIds(${ps.map(one).join(", ")})`;
       return ps.length === 1 && !ps[0].match ? one(ps[0]) : `firstId(${ps.map(one).join(", ")})`;
     };
     const fields = ([["key", t.sessions.key], ["parent", t.sessions.parent], ["children", t.sessions.children]] as const).filter(([, ps]) => ps.length).map(([n, ps]) => `${n}: ${part(ps)}`);

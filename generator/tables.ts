@@ -128,7 +128,7 @@ export interface TableIR {
 export interface TimeIR { from: (Expr & { k: "path" })[]; numbers: "ms" | "s"; line: number }
 
 /** `sessions:`: per part, the paths tried in order, each for some types / methods only (`match`) or for all. */
-export interface SessionPathIR { path: Expr & { k: "path" }; match?: string[] }
+export interface SessionPathIR { path: Expr & { k: "path" }; match?: string[]; /** children: `path` is read on each element of this list (root `el`). */ each?: Expr & { k: "path" } }
 export interface SessionsIR { key: SessionPathIR[]; parent: SessionPathIR[]; children: SessionPathIR[]; next: string[]; line: number }
 
 export interface TableContext {
@@ -401,7 +401,8 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         const text = String(typeof entry === "string" ? entry : entry.path);
         const segs = text.split(".");
         let path: Expr & { k: "path" };
-        if (segs[0] === "meta") {
+        if (typeof entry === "object" && entry !== null && entry.each !== undefined) path = { k: "path", root: "el", segs }; // checked below, on the list's elements
+        else if (segs[0] === "meta") {
           if (segs.length < 2 || !metaKeys.has(segs[1])) ds.push(src.diag(at, "E322", `sessions path "${text}": no input wrapper extracts meta "${segs[1] ?? ""}"${metaKeys.size ? ` (known: ${[...metaKeys].join(", ")})` : ""}`));
           path = { k: "path", root: "meta", segs: segs.slice(1) };
         } else {
@@ -409,9 +410,21 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
           path = { k: "path", root: "msg", segs };
         }
         if (typeof entry === "string") return { path };
-        const match: string[] = Array.isArray(entry.match) ? entry.match : [entry.match];
-        types(match, [...at, "match"]);
-        return { path, match };
+        const ir: SessionPathIR = { path };
+        if (entry.match !== undefined) {
+          const match: string[] = Array.isArray(entry.match) ? entry.match : [entry.match];
+          types(match, [...at, "match"]);
+          ir.match = match;
+        }
+        if (entry.each !== undefined) {
+          // a list on the message, `path` read on each element
+          const eachText = String(entry.each);
+          const eachSegs = eachText.split(".");
+          if (name !== "children") ds.push(src.diag([...at, "each"], "E324", `sessions ${name}: \`each\` is for children only (a message's own session and its parent are one id each)`));
+          else if (!fieldOfSomeMessage([...eachSegs, "0", ...segs], methodMaps, up, tagged)) ds.push(src.diag([...at, "each"], "E322", `sessions path "${eachText}[].${text}" is a field of no message of this table's upstream schema`));
+          ir.each = { k: "path", root: "msg", segs: eachSegs };
+        }
+        return ir;
       });
     };
     const next: string[] = v.sessions.next === undefined ? [] : Array.isArray(v.sessions.next) ? v.sessions.next : [v.sessions.next];

@@ -27,6 +27,7 @@ describe.skipIf(!existsSync(DIST))("agentnorm sessions", () => {
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`WHEN              AGENT     TURNS  ID                    TITLE
+2026-01-01 10:02  opencode      1  ses_9d2298302456f64b  Recorded session
 2026-01-01 09:00  gemini           ses_d51055a6b6a16288  Change the greeting in hello.py to "Hello, agentnorm!".
 2026-01-01 08:00  gemini           ses_6f890ec0b421f45e  Count to three in the shell, slowly.
 2026-01-01 07:00  gemini           ses_4cfae6c0a096259f  Remember the number 42.
@@ -43,9 +44,10 @@ describe.skipIf(!existsSync(DIST))("agentnorm sessions", () => {
     const rows = (r: { stdout: string }) => r.stdout.trim().split("\n").slice(1).map((l) => l.split(/\s{2,}/)[1]);
     expect(rows(run(["sessions", "--cwd", "/sandbox/beta"]))).toEqual(["gemini", "opencode", "claude", "codex"]);
     expect(rows(run(["sessions", "--cwd", "/sandbox/alpha", "--agent", "codex,gemini"]))).toEqual(["gemini", "gemini", "codex"]);
-    expect(rows(run(["sessions", "--since", "2026-01-01T05:00:00Z", "--limit", "3"]))).toEqual(["gemini", "gemini", "gemini"]);
+    expect(rows(run(["sessions", "--since", "2026-01-01T05:00:00Z", "--limit", "3"]))).toEqual(["opencode", "gemini", "gemini"]);
     const json = run(["sessions", "--json", "--agent", "opencode"]);
     expect(json.stdout.trim().split("\n").map((l) => JSON.parse(l)).map((s) => [s.agent, s.providerSessionId, s.cwd, s.turns, s.liveAgent])).toEqual([
+      ["opencode", "ses_010002", "/sandbox/gamma", 1, "opencode"],
       ["opencode", "ses_006002", "/sandbox/beta", 1, "opencode"],
       ["opencode", "ses_005002", "/sandbox/alpha", 2, "opencode"],
     ]);

@@ -42,6 +42,7 @@ describe("listSessions on the recorded stores", () => {
   it("lists every recorded session, newest first, with what each store says", async () => {
     const all = await listSessions({ env: ENV });
     expect(all.map((s) => [s.agent, s.cwd, s.title, s.turns])).toEqual([
+      ["opencode", "/sandbox/gamma", "Recorded session", 1],
       ["gemini", "/sandbox/alpha", 'Change the greeting in hello.py to "Hello, agentnorm!".', undefined],
       ["gemini", "/sandbox/beta", "Count to three in the shell, slowly.", undefined],
       ["gemini", "/sandbox/alpha", "Remember the number 42.", undefined],
@@ -76,15 +77,17 @@ describe("listSessions on the recorded stores", () => {
     expect(alpha.map((s) => s.agent)).toEqual(["gemini", "gemini", "opencode", "claude", "codex"]);
     expect(beta.map((s) => s.agent)).toEqual(["gemini", "opencode", "claude", "codex"]);
     expect([...alpha, ...beta].every((s) => s.cwd === (alpha.includes(s) ? "/sandbox/alpha" : "/sandbox/beta"))).toBe(true);
-    expect(await listSessions({ env: ENV, cwd: "/sandbox/gamma" })).toEqual([]);
+    expect(await listSessions({ env: ENV, cwd: "/sandbox/delta" })).toEqual([]);
+    // a subagent's child session (opencode's task tool: its session row names its parent) is not a session of its own
+    expect((await listSessions({ env: ENV, cwd: "/sandbox/gamma" })).map((s) => [s.agent, s.providerSessionId])).toEqual([["opencode", "ses_010002"]]);
     // the Codex and Claude stores are pruned by what they know of the directory (index, folder name) before any head is read
     expect((await listSessions({ env: ENV, cwd: "/sandbox/alpha", agents: ["claude", "codex"] })).map((s) => s.agent)).toEqual(["claude", "codex"]);
   });
 
   it("agents, since and limit", async () => {
-    expect((await listSessions({ env: ENV, agents: ["opencode"] })).map((s) => s.providerSessionId)).toEqual(["ses_006002", "ses_005002"]);
+    expect((await listSessions({ env: ENV, agents: ["opencode"] })).map((s) => s.providerSessionId)).toEqual(["ses_010002", "ses_006002", "ses_005002"]);
     const since = await listSessions({ env: ENV, since: "2026-01-01T05:00:00Z" });
-    expect(since.map((s) => s.agent)).toEqual(["gemini", "gemini", "gemini", "opencode", "opencode"]);
+    expect(since.map((s) => s.agent)).toEqual(["opencode", "gemini", "gemini", "gemini", "opencode", "opencode"]);
     expect(await listSessions({ env: ENV, since: new Date("2026-01-01T05:00:00Z"), limit: 2 })).toEqual(since.slice(0, 2));
     await expect(listSessions({ env: ENV, agents: ["cursor" as never] })).rejects.toThrow(/unknown agent "cursor"; agents: codex, claude, opencode, gemini/);
     await expect(listSessions({ env: ENV, since: "yesterday" })).rejects.toThrow(/since must be a date/);
@@ -183,6 +186,28 @@ describe("openSession on the recorded stores", () => {
     expect(nested).toEqual(["user_message", "command_execution", "assistant_message"]);
   });
 
+  it("opencode: a task tool's child session is read with its parent, its items nested under the task tool item", async () => {
+    const [s] = await listSessions({ env: ENV, agents: ["opencode"], cwd: "/sandbox/gamma" });
+    const events = await collect(s!);
+    // one canonical session: the child's entries joined it
+    expect(new Set(events.map((e) => e.sessionId))).toEqual(new Set([s!.sessionId]));
+    const task = events.find((e) => e.type === "item.completed" && (e.payload as any).itemType === "collab_agent_tool_call")!;
+    expect((task.payload as any).toolName).toBe("task");
+    const nested = events.filter((e) => e.type === "item.completed" && e.parentId === task.itemId).map((e) => [(e.payload as any).itemType, (e.payload as any).detail ?? (e.payload as any).command ?? (e.payload as any).data?.text]);
+    expect(nested).toEqual([
+      ["user_message", "Subagent task: list the files in the working directory."],
+      ["command_execution", "ls"],
+      ["assistant_message", "The directory holds a.txt and b.txt."],
+    ]);
+    // the parent's own items are not nested; its answer comes after the child's
+    const top = events.filter((e) => e.type === "item.completed" && e.parentId === undefined).map((e) => (e.payload as any).itemType);
+    expect(top).toEqual(["user_message", "reasoning", "collab_agent_tool_call", "assistant_message"]);
+    const order = events.filter((e) => e.type === "item.completed").map((e) => e.itemId);
+    expect(order.at(-1)).toBe(events.filter((e) => e.type === "item.completed" && (e.payload as any).itemType === "assistant_message" && e.parentId === undefined)[0]!.itemId);
+    // the child alone is not a stored session to open
+    await expect(collect("opencode:ses_010077")).rejects.toMatchObject({ code: "session_not_found" });
+  });
+
   it("a transcript still being written: listed, and read up to its last whole line (said with a warning)", async () => {
     const dir = join(tmp, "claude-writing", "projects", "-sandbox-alpha");
     cpSync(join(F, "claude/home/.claude/projects/-sandbox-alpha"), dir, { recursive: true });
@@ -208,7 +233,8 @@ describe("openSession on the recorded stores", () => {
       const entries: unknown[] = [];
       for await (const e of openSession(s, { env: ENV, includeRaw: true })) {
         const raw = (e as any).raw?.payload;
-        if (raw?.info && !entries.includes(raw)) entries.push(raw);
+        // (a child session's entries come with its parent's: the API answers them for the child's own id)
+        if (raw?.info && raw.info.sessionID === s.providerSessionId && !entries.includes(raw)) entries.push(raw);
       }
       // times aside (the database's rows and the capture's lines are on each their own sanitized clock)
       const untimed = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x) => (k === "time" ? undefined : x)));

@@ -2,16 +2,16 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   39ebe29168eca7780a739a1c5bed6bea07db8edf792450471bf9cbf05aa2891a  schemas/upstream/opencode/1.18.33/MessageEntry.json
-// Mapping table mappings/opencode-history.yaml: sha256 9f3c980ba31310314a1a59974e68093830b24e962af2a186b02a04895d73c757
+// Mapping table mappings/opencode-history.yaml: sha256 762de54bd4222a6af15c90e26b34b8c9dd9a9b9088220e4ffc218baf4140b4e3
 import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, allIds, arr, concat, eachId, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-history.gen.js";
 
 export type EntryMessage = U.OpencodeMessageEntry;
 /** Any message of the opencode-history surface. */
 export type Message = EntryMessage;
 
-/** mappings/opencode-history.yaml:45 — entry entry */
+/** mappings/opencode-history.yaml:50 — entry entry */
 function r_user_entry(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "user")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
@@ -21,7 +21,7 @@ function r_user_entry(m: View<Member<EntryMessage, "type", "entry">>, cx: RowCon
   return true;
 }
 
-/** mappings/opencode-history.yaml:62 — entry entry */
+/** mappings/opencode-history.yaml:67 — entry entry */
 function r_assistant_entry_error(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant" && m.info?.error != null)) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
@@ -33,7 +33,7 @@ function r_assistant_entry_error(m: View<Member<EntryMessage, "type", "entry">>,
   return true;
 }
 
-/** mappings/opencode-history.yaml:82 — entry entry */
+/** mappings/opencode-history.yaml:87 — entry entry */
 function r_assistant_entry_continues(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant" && m.info?.finish === "tool-calls")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
@@ -43,7 +43,7 @@ function r_assistant_entry_continues(m: View<Member<EntryMessage, "type", "entry
   return true;
 }
 
-/** mappings/opencode-history.yaml:101 — entry entry */
+/** mappings/opencode-history.yaml:106 — entry entry */
 function r_assistant_entry_final(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant" && m.info?.time?.completed != null)) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
@@ -54,7 +54,7 @@ function r_assistant_entry_final(m: View<Member<EntryMessage, "type", "entry">>,
   return true;
 }
 
-/** mappings/opencode-history.yaml:123 — entry entry */
+/** mappings/opencode-history.yaml:138 — entry entry */
 function r_assistant_entry_running(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
@@ -73,14 +73,14 @@ function input(line: any, capture?: any): InputMatch | undefined {
   return undefined;
 }
 
-/** The time a message carries (mappings/opencode-history.yaml:42), as an ISO date-time; undefined when it carries none. */
+/** The time a message carries (mappings/opencode-history.yaml:47), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.info?.time?.completed, "ms") ?? timeOf(m?.info?.time?.created, "ms");
 }
 
-/** The provider session a message belongs to (mappings/opencode-history.yaml:39). */
+/** The provider session a message belongs to (mappings/opencode-history.yaml:43). */
 function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
-  return { key: m?.info?.sessionID };
+  return { key: m?.info?.sessionID, children: allIds(eachId(m?.parts, (s_el: any) => s_el?.state?.metadata?.sessionId)) };
 }
 
 /** The opencode-history mapping table (mappings/opencode-history.yaml), compiled. */
@@ -98,11 +98,11 @@ export const table: SurfaceTable = {
   rows: {
     entry: {
       "entry": [
-        { rule: "opencode-history#user-entry", line: 45, run: r_user_entry },
-        { rule: "opencode-history#assistant-entry-error", line: 62, run: r_assistant_entry_error },
-        { rule: "opencode-history#assistant-entry-continues", line: 82, run: r_assistant_entry_continues },
-        { rule: "opencode-history#assistant-entry-final", line: 101, run: r_assistant_entry_final },
-        { rule: "opencode-history#assistant-entry-running", line: 123, run: r_assistant_entry_running },
+        { rule: "opencode-history#user-entry", line: 50, run: r_user_entry },
+        { rule: "opencode-history#assistant-entry-error", line: 67, run: r_assistant_entry_error },
+        { rule: "opencode-history#assistant-entry-continues", line: 87, run: r_assistant_entry_continues },
+        { rule: "opencode-history#assistant-entry-final", line: 106, run: r_assistant_entry_final },
+        { rule: "opencode-history#assistant-entry-running", line: 138, run: r_assistant_entry_running },
       ],
     },
   },

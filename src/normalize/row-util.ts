@@ -159,6 +159,19 @@ export function firstId(...xs: unknown[]): string | number | undefined {
   return undefined;
 }
 
+/** Session ids read on each element of a list (`sessions: children: { each }`): the elements' ids that are one. */
+export function eachId(list: unknown, read: (element: any) => unknown): (string | number)[] {
+  const out: (string | number)[] = [];
+  if (Array.isArray(list)) for (const x of list) { const id = firstId(read(x)); if (id !== undefined) out.push(id); }
+  return out;
+}
+/** Every session id of the values (each an id, or a list of them from eachId): a message's children. */
+export function allIds(...xs: unknown[]): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const x of xs) for (const v of Array.isArray(x) ? x : [x]) { const id = firstId(v); if (id !== undefined) out.push(id); }
+  return out;
+}
+
 /** The last number and text converted (consecutive messages often carry the same time). */
 let lastMs = NaN;
 let lastIso: string | undefined;

@@ -102,8 +102,10 @@ export class Sessions<T = unknown> {
         this.bound();
       }
     }
-    const child = sessionKey(r?.children);
-    if (child !== undefined && !this.byKey.has(child)) this.bind(child, p);
+    for (const c of Array.isArray(r?.children) ? r.children : [r?.children]) {
+      const child = sessionKey(c);
+      if (child !== undefined && !this.byKey.has(child)) this.bind(child, p);
+    }
     if (r?.next) this.renewed = p;
     if (p !== this.current) {
       this.recency.delete(p);

@@ -182,7 +182,10 @@ async function* recordLog(n: Normalizer, log: RecordLog, file: string, warnings:
   for (const m of messages.values()) yield* n.push(m);
 }
 
-/** A SQLite store's session: its messages in order, each with its parts (an entry per message). */
+/**
+ * A SQLite store's session: its messages in order, each with its parts (an entry per message); with `children`, its
+ * child sessions' messages among them, in the same order.
+ */
 async function* sqliteEntries(n: Normalizer, store: SqliteStore, s: StoredSession): AsyncGenerator<CanonicalEvent> {
   let db: SqliteReader;
   try {
@@ -196,12 +199,23 @@ async function* sqliteEntries(n: Normalizer, store: SqliteStore, s: StoredSessio
     let msgs: Record<string, unknown>[];
     const parts = new Map<string, Record<string, unknown>[]>();
     try {
+      // the session, and (store.children) its child sessions and theirs
+      const sessions = new Set([s.providerSessionId]);
+      const parent = store.sessions.columns.parent;
+      if (store.children && parent) {
+        const kids = new Map<string, string[]>();
+        for (const r of db.rows(store.sessions.table, [store.sessions.columns.id, parent])) {
+          const id = r[store.sessions.columns.id], of = r[parent];
+          if (typeof id === "string" && typeof of === "string" && of !== "") kids.set(of, [...(kids.get(of) ?? []), id]);
+        }
+        for (const id of sessions) for (const k of kids.get(id) ?? []) sessions.add(k);
+      }
       msgs = [];
-      for (const r of db.rows(m.table, [m.id, m.session, m.json, ...m.order.filter((c) => c !== m.id)])) if (r[m.session] === s.providerSessionId) msgs.push(r);
+      for (const r of db.rows(m.table, [m.id, m.session, m.json, ...m.order.filter((c) => c !== m.id)])) if (sessions.has(r[m.session] as string)) msgs.push(r);
       const key = (r: Record<string, unknown>) => m.order.map((c) => r[c]);
       msgs.sort((a, b) => { const ka = key(a), kb = key(b); for (let i = 0; i < ka.length; i++) { if (ka[i]! < kb[i]!) return -1; if (ka[i]! > kb[i]!) return 1; } return 0; });
       for (const r of db.rows(p.table, [p.id, p.message, p.session, p.json])) {
-        if (r[p.session] !== s.providerSessionId) continue;
+        if (!sessions.has(r[p.session] as string)) continue;
         const list = parts.get(r[p.message] as string) ?? [];
         list.push(r);
         parts.set(r[p.message] as string, list);
@@ -212,9 +226,10 @@ async function* sqliteEntries(n: Normalizer, store: SqliteStore, s: StoredSessio
     const { sessionKey, messageKey } = store.entry;
     for (const r of msgs) {
       const mid = r[m.id] as string;
+      const sid = r[m.session] as string;
       const ps = (parts.get(mid) ?? []).sort((a, b) => (String(a[p.id]) < String(b[p.id]) ? -1 : 1));
-      const info = { id: mid, [sessionKey]: s.providerSessionId, ...parseJson(r[m.json]) };
-      const entryParts = ps.map((x) => ({ id: x[p.id], [sessionKey]: s.providerSessionId, [messageKey]: mid, ...parseJson(x[p.json]) }));
+      const info = { id: mid, [sessionKey]: sid, ...parseJson(r[m.json]) };
+      const entryParts = ps.map((x) => ({ id: x[p.id], [sessionKey]: sid, [messageKey]: mid, ...parseJson(x[p.json]) }));
       yield* n.push({ info, parts: entryParts });
     }
   } finally {

@@ -139,6 +139,12 @@ export interface SqliteStore {
   entry: { sessionKey: string; messageKey: string };
   /** Turn count: messages whose JSON has this field value (a prompt). */
   turns?: { field: string; equals: string };
+  /**
+   * Child sessions (a subagent's: sessions whose `parent` column names this one, and theirs) are read with it: their
+   * entries among the session's, in the messages' order (a child's messages come after the message that ran it). The
+   * surface nests them under the calls that ran them.
+   */
+  children?: true;
 }
 
 export interface StoreSpec {
@@ -248,6 +254,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
       parts: { table: "part", id: "id", message: "message_id", session: "session_id", json: "data" },
       entry: { sessionKey: "sessionID", messageKey: "messageID" },
       turns: { field: "role", equals: "user" },
+      children: true,
     },
   },
   gemini: {

@@ -69,6 +69,7 @@ const CASES: Record<string, [string, string]> = {
   E321: ["maps:", "time: { from: [params.thing.id, params.nope] }\n\nmaps:"],
   E322: ["maps:", "sessions: { key: [params.threadId, params.nope] }\n\nmaps:"],
   E323: ["maps:", "sessions: { key: params.threadId, parent: { path: params.thing.id, match: thing/nope } }\n\nmaps:"],
+  E324: ["maps:", "sessions: { key: params.threadId, parent: { each: params.things, path: id } }\n\nmaps:"],
 };
 
 function mutate(from: string, to: string): string {
