@@ -526,7 +526,9 @@ describe("viewer page in Chromium", () => {
     expect(g!.y + g!.height, "the permission ends above the output").toBeLessThanOrEqual(o!.y);
     expect(await gate.locator(".opt").evaluateAll((es) => es.map((e) => (e as HTMLElement).dataset.decision))).toEqual(perm.options!.map((o) => o.decision));
     expect(await gate.locator(".opt.chosen").getAttribute("data-decision")).toBe(perm.decision);
-    expect(await gate.locator(".decision .dec").textContent()).toBe(perm.decision);
+    // the decision in words, as its option reads; the canonical id on the element
+    expect(await gate.locator(".decision .dec").getAttribute("data-decision")).toBe(perm.decision);
+    expect(await gate.locator(".decision .dec").textContent()).toBe(perm.options!.find((o) => o.decision === perm.decision)!.label);
     // The provider's arguments are folded away, not dumped as the card's input.
     expect(await gate.locator("details.args").count()).toBe(1);
     expect(await gate.locator("details.args").getAttribute("open")).toBeNull();

@@ -8,7 +8,7 @@
  */
 import { PROBLEM_KINDS, type ProblemKind, type TranscriptBlock, type TranscriptTurn, type ViewerData, type ViewerEvent, type ViewerProblem } from "./types.js";
 import { markdownHtml } from "./markdown.js";
-import { cutNotice, requestKind } from "./labels.js";
+import { cutNotice, decisionLabel, requestKind } from "./labels.js";
 
 const ROW = 22;
 const CHUNK = 150;
@@ -252,7 +252,9 @@ function optionsHtml(b: TranscriptBlock): string {
   }
   const open = b.status === "open";
   if (b.kind === "question" && b.decision === undefined) return html + (open ? `<div class="decision">waiting for an answer</div>` : "");
-  html += `<div class="decision">${b.decision !== undefined ? `decision: <b class="dec">${esc(b.decision)}</b>` : open ? "waiting for a decision" : "resolved without a decision"}</div>`;
+  // the decision in words: the chosen option's label (as the options read), else the canonical decision's
+  const chosen = b.decision !== undefined ? (b.options ?? []).find((o) => o.decision === b.decision)?.label ?? decisionLabel(b.decision) : undefined;
+  html += `<div class="decision">${b.decision !== undefined ? `decision: <b class="dec" data-decision="${esc(b.decision)}" title="canonical decision: ${esc(b.decision)}">${esc(chosen!)}</b>` : open ? "waiting for a decision" : "resolved without a decision"}</div>`;
   return html;
 }
 /** A card; `parentTitle`: the title of the tool it gates (not repeated on the gate). */
