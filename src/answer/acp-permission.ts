@@ -26,6 +26,10 @@ const ALIASES: Record<string, AcpPermissionOptionKind> = {
   rejectAlways: "reject_always", denyAlways: "reject_always",
 };
 
+/**
+ * @deprecated Use `answerRequest(opened, reply)`: it checks the reply against what the request offered and builds the
+ * provider's answer from the tables. This low-level shaper takes the provider's own terms and checks nothing.
+ */
 export function toAcpPermissionResponse(decision: CanonicalAcpDecision, options: readonly AcpPermissionOption[]): AcpPermissionResponse {
   const cancelled: AcpPermissionResponse = { outcome: { outcome: "cancelled" } };
   if (decision === "cancel" || decision === "cancelled" || decision === "abort") return cancelled;

@@ -35,6 +35,10 @@ export interface CanonicalPermissionDecision {
 const ALLOW = new Set(["allow", "allow_once", "allow_always", "accept", "acceptForSession", "approved", "approved_for_session"]);
 const INTERRUPT = new Set(["deny_and_interrupt", "abort", "cancel", "cancelled"]);
 
+/**
+ * @deprecated Use `answerRequest(opened, reply)`: it checks the reply against what the request offered and builds the
+ * provider's answer from the tables. This low-level shaper takes the provider's own terms and checks nothing.
+ */
 export function toClaudePermissionResult(d: CanonicalPermissionDecision): ClaudePermissionResult {
   const id = d.toolUseID ? { toolUseID: d.toolUseID } : {};
   if (ALLOW.has(d.decision)) {

@@ -25,18 +25,30 @@ const REPLY: Record<string, OpencodePermissionReply> = {
   reject: "reject", decline: "reject", deny: "reject", denied: "reject", reject_once: "reject", reject_always: "reject",
   cancel: "reject", cancelled: "reject", abort: "reject",
 };
-/** The opencode permission reply for a canonical decision. */
+/**
+ * The opencode permission reply for a canonical decision.
+ * @deprecated Use `answerRequest(opened, reply)`: it checks the reply against what the request offered and builds the
+ * provider's answer from the tables. This low-level shaper takes the provider's own terms and checks nothing.
+ */
 export function toOpencodePermissionReply(decision: CanonicalOpencodeDecision): OpencodePermissionReply {
   return Object.hasOwn(REPLY, decision) ? REPLY[decision] : "reject";
 }
 
-/** Body of `POST /permission/{requestID}/reply` (v2); `message` tells the agent why it was rejected. */
+/**
+ * Body of `POST /permission/{requestID}/reply` (v2); `message` tells the agent why it was rejected.
+ * @deprecated Use `answerRequest(opened, reply)`: it checks the reply against what the request offered and builds the
+ * provider's answer from the tables. This low-level shaper takes the provider's own terms and checks nothing.
+ */
 export function toOpencodePermissionReplyBody(decision: CanonicalOpencodeDecision, message?: string): OpencodePermissionReplyBody {
   const reply = toOpencodePermissionReply(decision);
   return message !== undefined && message !== "" && reply === "reject" ? { reply, message } : { reply };
 }
 
-/** Body of `POST /session/{sessionID}/permissions/{permissionID}` (v1 servers). */
+/**
+ * Body of `POST /session/{sessionID}/permissions/{permissionID}` (v1 servers).
+ * @deprecated Use `answerRequest(opened, reply)`: it checks the reply against what the request offered and builds the
+ * provider's answer from the tables. This low-level shaper takes the provider's own terms and checks nothing.
+ */
 export function toOpencodePermissionResponseBodyV1(decision: CanonicalOpencodeDecision): OpencodePermissionResponseBodyV1 {
   return { response: toOpencodePermissionReply(decision) };
 }
@@ -45,6 +57,8 @@ export function toOpencodePermissionResponseBodyV1(decision: CanonicalOpencodeDe
  * Body of `POST /question/{requestID}/reply`: the answers in question order, each a list of chosen option labels
  * (a single string becomes a one-label list; a question left out becomes an empty list). `questionCount` pads the
  * list to the number of questions asked (the `questions` of the user-input.requested payload).
+ * @deprecated Use `answerRequest(opened, reply)`: it checks the reply against what the request offered and builds the
+ * provider's answer from the tables. This low-level shaper takes the provider's own terms and checks nothing.
  */
 export function toOpencodeQuestionReplyBody(answers: ReadonlyArray<string | readonly string[] | null | undefined>, questionCount = answers.length): OpencodeQuestionReplyBody {
   const out: string[][] = [];
