@@ -21,5 +21,6 @@ if (args.includes("--peers")) {
   status = run(["--expose-gc", "--max-old-space-size=8192"], "./normalize.bench.js", args) || status;
   status = run([], "./sessions.bench.js", args.filter((a) => a === "--rounds" || /^\d+$/.test(a))) || status;
   status = run(["--expose-gc"], "./sessions-memory.js", ["--mb", "10", "--mb", "100"]) || status;
+  status = run([], "./view-large.js", []) || status;
 }
 process.exit(status);

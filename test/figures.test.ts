@@ -77,6 +77,18 @@ globalThis.onLine = (line) => { for (const e of n.pushLine(line)) acc.apply(e); 
     expect(near(root, RESULTS.importCpuMs.agentnorm), `README ${root} ms vs bench ${RESULTS.importCpuMs.agentnorm} ms`).toBe(true);
     expect(near(acc, RESULTS.importCpuMs["agentnorm/accumulator"]), `README ${acc} ms vs bench ${RESULTS.importCpuMs["agentnorm/accumulator"]} ms`).toBe(true);
   });
+
+  it("large streams (view): the README's row = the committed bench result (±10 %; bench/view-large.ts, never timed here)", () => {
+    const VIEW = JSON.parse(readFileSync(join(ROOT, "bench/results/view.json"), "utf8"));
+    const row = /\| ([\d.]+) MB, ([\d,]+) lines, ([\d,]+) turns \| 16 MB \(default\) \| (\d+) MB \(`--max-old-space-size=\d+`\) \| ([\d.]+) s \| (\d+) MB \| ([\d.]+) MB, the last ([\d,]+) turns \|/.exec(README);
+    expect(row, "README: the Large streams table's row").not.toBeNull();
+    const n = (i: number) => Number(row![i]!.replace(/,/g, ""));
+    const pairs: [string, number, number][] = [
+      ["input MB", n(1), VIEW.input.mb], ["lines", n(2), VIEW.input.lines], ["turns", n(3), VIEW.input.turns], ["heap limit", n(4), VIEW.heapLimitMb],
+      ["time", n(5), VIEW.seconds], ["peak RSS", n(6), VIEW.peakRssMb], ["page MB", n(7), VIEW.pageMb], ["turns shown", n(8), VIEW.turnsShown],
+    ];
+    for (const [what, readme, bench] of pairs) expect(near(readme, bench), `README ${what} ${readme} vs bench ${bench}`).toBe(true);
+  });
 });
 
 /** Markdown outside fenced code blocks. */
