@@ -378,7 +378,11 @@ function rowLines(r: RowIR, surface: string, refs?: (id: IdIR) => string): strin
   return lines;
 }
 
-export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string): string {
+/**
+ * `snapshots`: whether a row of this table, or of a table it dispatches to (transitively), takes a snapshot (the
+ * runtime keeps a record of streamed deltas only then).
+ */
+export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string, snapshots = true): string {
   // The whole file as structures (and text for the maps and the table), printed once: adding declarations one by
   // one would re-parse the file each time.
   const statements: (StatementStructures | string)[] = [];
@@ -555,7 +559,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.sessions ? "\n  session," : ""}${t.time ? "\n  time," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}${t.atEnd ? `\n  atEnd: { kind: ${lit(t.atEnd.kind)}, method: ${lit(t.atEnd.method)} },` : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)}${pinned} },
   sources: { ${sources} },${methodSources ? `\n  methodSources: {\n    ${methodSources},\n  },` : ""}
-  rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},
+  rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},${snapshots ? "" : "\n  snapshots: false,"}
   ignored: {${ignoredCode ? `\n    ${ignoredCode}\n  ` : ""}},
   ignoreReasons: {${reasons ? `\n${reasons}  ` : ""}},${ignoreVersions ? `\n  ignoreVersions: {\n${ignoreVersions}  },` : ""}${ignoreWhen ? `\n  ignoreWhen: {\n${ignoreWhen}  },` : ""}
 };`);
@@ -594,6 +598,30 @@ export function tableExprs(t: TableIR): Expr[] {
   for (const r of t.rows) { r.when.forEach(cond); r.ids.forEach((i) => expr(i.path)); r.hold?.forEach(expr); r.lets?.forEach((l) => expr(l.value)); steps(r.steps); }
   for (const w of t.input) { w.when.forEach(cond); expr(w.message); w.meta.forEach(([, e]) => expr(e)); }
   return out;
+}
+
+/** Does a row of `t`, or of a table its rows dispatch to (transitively), take a snapshot? */
+export function takesSnapshots(t: TableIR, tables: readonly TableIR[]): boolean {
+  const seen = new Set<string>();
+  const todo = [t.surface];
+  while (todo.length) {
+    const s = todo.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    const u = tables.find((x) => x.surface === s);
+    if (!u) return true; // a surface codegen does not know: assume it does
+    let snaps = false;
+    const walk = (ss: StepIR[]): void => {
+      for (const st of ss) {
+        if (st.k === "snapshot") snaps = true;
+        else if (st.k === "dispatch") todo.push(st.surface ?? s);
+        else if (st.k === "each") walk(st.steps);
+      }
+    };
+    for (const r of u.rows) walk(r.steps);
+    if (snaps) return true;
+  }
+  return false;
 }
 
 /** The helper modules (mappings/helpers/<module>.ts) a table's rows call. */

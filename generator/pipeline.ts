@@ -9,7 +9,7 @@ import { dirname, join, relative } from "node:path";
 import { listFiles } from "../tools/sync/sync-util.ts";
 import { buildJsonSchema, buildTypes, buildValidator, loadCanonical, publishedSchema } from "./canonical.ts";
 import { DiagnosticError, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import { emitMapper } from "./emit-mapper.ts";
+import { emitMapper, takesSnapshots } from "./emit-mapper.ts";
 import { emitGrammar } from "./emit-grammar.ts";
 import { emitAnswers } from "./emit-answers.ts";
 import { DSL_SCHEMA, dslSchema } from "./dsl-schema.ts";
@@ -223,7 +223,7 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
       const types = await emitUpstreamTypes(t, up, header(pinned, ofKinds), open);
       files.set(`${GEN}/upstream/${t.surface}.gen.ts`, types.code);
       // … and the mapper was checked against every schema file the table read (responses too).
-      files.set(`${GEN}/mappers/${t.surface}.gen.ts`, emitMapper(t, `../upstream/${t.surface}.gen.js`, types.names, header(inputs, all, yamlOf(t.file))));
+      files.set(`${GEN}/mappers/${t.surface}.gen.ts`, emitMapper(t, `../upstream/${t.surface}.gen.js`, types.names, header(inputs, all, yamlOf(t.file)), takesSnapshots(t, tables)));
       files.set(`${GEN}/tests/${t.surface}.examples.test.ts`, emitExampleTests(t, header([t.file], [], yamlOf(t.file))));
       files.set(`${GEN}/tests/${t.surface}.coverage.test.ts`, emitCoverageTest(t, header(inputs, ofKinds)));
     });

@@ -1827,6 +1827,7 @@ export const table: SurfaceTable = {
       ],
     },
   },
+  snapshots: false,
   ignored: {
     notification: {
       "elicitation/complete": "acp#ignored-notification-1",

@@ -126,6 +126,7 @@ export const table: SurfaceTable = {
       ],
     },
   },
+  snapshots: false,
   ignored: {
     wire: {
       "keep_alive": "claude-permission#ignored-wire-1",

@@ -2046,6 +2046,7 @@ export const table: SurfaceTable = {
       ],
     },
   },
+  snapshots: false,
   ignored: {
     message: {
       "system": "claude-sdk#ignored-message-1",

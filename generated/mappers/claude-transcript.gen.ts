@@ -530,6 +530,7 @@ export const table: SurfaceTable = {
       ],
     },
   },
+  snapshots: false,
   ignored: {
     line: {
       "file-history-snapshot": "claude-transcript#ignored-line-1",

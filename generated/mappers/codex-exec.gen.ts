@@ -444,6 +444,7 @@ export const table: SurfaceTable = {
       ],
     },
   },
+  snapshots: false,
   ignored: {},
   ignoreReasons: {
     "codex-exec#input-recorder-argv": "the recorder's note of the `codex exec` command line it started (not agent output) (mappings/codex-exec.yaml:42)",

@@ -506,6 +506,7 @@ export const table: SurfaceTable = {
       ],
     },
   },
+  snapshots: false,
   ignored: {},
   ignoreReasons: {},
 };

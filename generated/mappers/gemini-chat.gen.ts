@@ -259,6 +259,7 @@ export const table: SurfaceTable = {
       ],
     },
   },
+  snapshots: false,
   ignored: {
     record: {
       "user": "gemini-chat#ignored-record-1",

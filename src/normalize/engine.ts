@@ -129,6 +129,7 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
     envelope,
     stats,
     main: compiled(table),
+    recordDeltas: table.snapshots !== false,
     table(surface) {
       const t = Object.hasOwn(surfaces, surface) ? surfaces[surface] : undefined;
       if (!t) throw new UnknownSurfaceError(surface, Object.keys(surfaces), `dispatch: unknown surface "${surface}"`);

@@ -60,6 +60,8 @@ export interface NormalizerState {
   stats: Counters;
   /** The normalizer's own surface table. */
   main: Compiled;
+  /** Keep each item's streamed deltas (what a snapshot compares with): false when no table that can run snapshots. */
+  recordDeltas: boolean;
   /** A surface's compiled table (dispatch to another surface). */
   table(surface: string): Compiled;
   /** The pinned upstream version of a table in effect now (the table's own unless forced or stated by the stream). */

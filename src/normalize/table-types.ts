@@ -178,6 +178,11 @@ export interface SurfaceTable {
   ignoreReasons: Record<string, string>;
   /** ignore entry id → the pinned versions it applies to (entries not listed: all). */
   ignoreVersions?: Record<string, readonly string[]>;
+  /**
+   * false: no row of this table, nor of a table its rows dispatch to (transitively), takes a snapshot, so the
+   * runtime keeps no record of the deltas an item streamed (what a snapshot compares with). Absent: it does.
+   */
+  snapshots?: false;
   /** ignore entry id → the test a message must pass to be ignored by it (entries not listed: every message of the method). */
   ignoreWhen?: Record<string, (message: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => boolean>;
 }
