@@ -130,6 +130,37 @@ function pascalKind(k: string): string {
   return k[0].toUpperCase() + k.slice(1);
 }
 
+/** The module constant of a row (its Row entry). */
+function rowName(rule: string): string {
+  return "ROW_" + rule.replace(/[^A-Za-z0-9]/g, "_");
+}
+
+/**
+ * Which message field a method's rows switch on: a field of the message (a path from it, no computed part) that at
+ * least two of the rows test against constants in their `when` (`eq` or `in`, strings, numbers or booleans); the one
+ * most rows test. Each such row can match only when the field has one of its values.
+ */
+function pickFor(rs: RowIR[]): { path: Expr; values: Map<RowIR, unknown[]>; first: RowIR } | undefined {
+  if (rs.length < 2) return undefined;
+  const byPath = new Map<string, { path: Expr; values: Map<RowIR, unknown[]>; first: RowIR }>();
+  for (const r of rs) {
+    for (const c of r.when) {
+      if ((c.k !== "eq" && c.k !== "in") || c.path.k !== "path" || ["request", "meta", "line", "capture"].includes(c.path.root)) continue;
+      const vs = c.k === "eq" ? [c.value] : c.values;
+      if (!vs.every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) continue;
+      const key = JSON.stringify(c.path);
+      let e = byPath.get(key);
+      if (!e) byPath.set(key, (e = { path: c.path, values: new Map(), first: r }));
+      // two tests of the same field in one row: both must hold (the values both allow)
+      const had = e.values.get(r);
+      e.values.set(r, had ? had.filter((v) => vs.includes(v)) : vs);
+    }
+  }
+  let best: { path: Expr; values: Map<RowIR, unknown[]>; first: RowIR } | undefined;
+  for (const e of byPath.values()) if (e.values.size >= 2 && (!best || e.values.size > best.values.size)) best = e;
+  return best;
+}
+
 export function fnName(rule: string): string {
   return "r_" + rule.replace(/[^A-Za-z0-9]/g, "_");
 }
@@ -391,7 +422,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     addTypeAlias: (x: Omit<Extract<StatementStructures, { kind: StructureKind.TypeAlias }>, "kind">) => statements.push({ kind: StructureKind.TypeAlias, ...x }),
     addFunction: (x: Omit<Extract<StatementStructures, { kind: StructureKind.Function }>, "kind">) => statements.push({ kind: StructureKind.Function, ...x }),
   };
-  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: ["IdRef", ...(t.input.length ? ["InputMatch"] : []), "Member", "RowContext", ...(t.sessions ? ["SessionRoute"] : []), "SurfaceTable", "View"] });
+  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: ["IdRef", ...(t.input.length ? ["InputMatch"] : []), "Member", "Row", "RowContext", ...(t.sessions ? ["SessionRoute"] : []), "SurfaceTable", "View"] });
   for (const mod of helperModules(t)) sf.addImportDeclaration({ moduleSpecifier: `../../mappings/helpers/${mod}.js`, namespaceImport: `h_${mod}` });
   // (UNSET joins once the rows are written, when one of them reuses a variable lookup)
   // (the operators most tables never use are imported only by the tables that do)
@@ -493,9 +524,47 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     for (const m of r.methods) km.set(m, [...(km.get(m) ?? []), r]);
   }
   // One row per line; a row function takes its own message type, which `Row.run` (message: any) accepts as is.
+  const rowDecls = t.rows.map((r) => `const ${rowName(r.rule)}: Row = { rule: ${lit(`${t.surface}#${r.rule}`)}, line: ${r.line}, ${r.versions ? `versions: ${JSON.stringify(r.versions)}, ` : ""}run: ${fnName(r.rule)} };`);
+  statements.push(`\n// the rows, each once (a row of several methods is in each method's list)\n${rowDecls.join("\n")}`);
   const rowsCode = [...byKind].map(([k, km]) =>
-    `${k}: {\n${[...km].map(([m, rs]) => `      ${lit(m)}: [\n${rs.map((r) => `        { rule: ${lit(`${t.surface}#${r.rule}`)}, line: ${r.line}, ${r.versions ? `versions: ${JSON.stringify(r.versions)}, ` : ""}run: ${fnName(r.rule)} },\n`).join("")}      ],\n`).join("")}    },`,
+    `${k}: {\n${[...km].map(([m, rs]) => `      ${lit(m)}: [${rs.map((r) => rowName(r.rule)).join(", ")}],\n`).join("")}    },`,
   ).join("\n    ");
+  // Compiled dispatch: a method whose rows test one message field against constants gets a switch on that field
+  // returning the rows that can match (a row testing it elsewhere is never tried; rows not testing it are in every
+  // case), in table order.
+  const picks: [Kind, string, string][] = [];
+  for (const [k, km] of byKind) {
+    for (const [m, rs] of km) {
+      const p = pickFor(rs);
+      if (!p) continue;
+      const name = `pick_${k}_${m.replace(/[^A-Za-z0-9]/g, "_")}`;
+      const lists = new Map<string, string>();
+      const listOf = (v: unknown): string => {
+        const key = JSON.stringify(v);
+        let l = lists.get(key);
+        if (!l) {
+          l = `${name.toUpperCase()}_${lists.size + 1}`;
+          lists.set(key, l);
+          const these = rs.filter((r) => { const vs = p.values.get(r); return !vs || vs.includes(v); });
+          statements.push(`const ${l}: readonly Row[] = [${these.map((r) => rowName(r.rule)).join(", ")}];`);
+        }
+        return l;
+      };
+      const cases = [...new Set([...p.values.values()].flat())].map((v) => `  case ${lit(v)}: return ${listOf(v)};`);
+      const rest = rs.filter((r) => !p.values.has(r));
+      const other = `${name.toUpperCase()}_OTHER`;
+      statements.push(`const ${other}: readonly Row[] = [${rest.map((r) => rowName(r.rule)).join(", ")}];`);
+      sf.addFunction({
+        name,
+        docs: [`${k} ${lit(m)}: the rows that can match a message, by ${exprCode(p.path, new Set())}.`],
+        parameters: [{ name: "m", type: `Parameters<typeof ${fnName(p.first.rule)}>[0]` }],
+        returnType: "readonly Row[]",
+        statements: `switch (${exprCode(p.path, new Set())}) {\n${cases.join("\n")}\n  default: return ${other};\n}`,
+      });
+      picks.push([k, m, name]);
+    }
+  }
+  const picksCode = [...new Set(picks.map(([k]) => k))].map((k) => `${k}: { ${picks.filter(([x]) => x === k).map(([, m, n]) => `${lit(m)}: ${n}`).join(", ")} }`).join(",\n    ");
   const ignoredByKind = new Map<Kind, [string, string][]>();
   for (const g of t.ignored) ignoredByKind.set(g.kind, [...(ignoredByKind.get(g.kind) ?? []), ...g.methods.map((m) => [m, `${t.surface}#${g.id}`] as [string, string])]);
   const ignoredCode = [...ignoredByKind].map(([k, ms]) => `${k}: {\n${ms.map(([m, id]) => `      ${lit(m)}: ${lit(id)},\n`).join("")}    },`).join("\n    ");
@@ -559,7 +628,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.sessions ? "\n  session," : ""}${t.time ? "\n  time," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}${t.atEnd ? `\n  atEnd: { kind: ${lit(t.atEnd.kind)}, method: ${lit(t.atEnd.method)} },` : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)}${pinned} },
   sources: { ${sources} },${methodSources ? `\n  methodSources: {\n    ${methodSources},\n  },` : ""}
-  rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},${snapshots ? "" : "\n  snapshots: false,"}
+  rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},${picksCode ? `\n  picks: {\n    ${picksCode},\n  },` : ""}${snapshots ? "" : "\n  snapshots: false,"}
   ignored: {${ignoredCode ? `\n    ${ignoredCode}\n  ` : ""}},
   ignoreReasons: {${reasons ? `\n${reasons}  ` : ""}},${ignoreVersions ? `\n  ignoreVersions: {\n${ignoreVersions}  },` : ""}${ignoreWhen ? `\n  ignoreWhen: {\n${ignoreWhen}  },` : ""}
 };`);

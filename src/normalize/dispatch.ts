@@ -19,6 +19,8 @@ export interface Compiled {
   rowsOf: Map<Kind, Map<string, readonly Row[]>>;
   /** Per kind: method patterns (`cursor/*`, `*`) as [prefix, rows], longest prefix first. */
   patternsOf: Map<Kind, [string, readonly Row[]][]>;
+  /** Per kind: method → the generated switch choosing the rows that can match a message (SurfaceTable.picks). */
+  picksOf: Map<Kind, Map<string, (message: unknown) => readonly Row[]>>;
   ignoredOf: Map<Kind, Map<string, string>>;
   /** Types/methods each kind knows (rows or ignore entries): infers JSON-RPC directions and tagged kinds. */
   known: Record<Kind, Set<string>>;
@@ -36,9 +38,10 @@ export function compileTable(t: SurfaceTable): Compiled {
     .map(([m, rows]) => [m.slice(0, -1), rows] as [string, readonly Row[]])
     .sort((a, b) => b[0].length - a[0].length)] as const));
   const ignoredOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.ignored[k] ?? {}))] as const));
+  const picksOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.picks?.[k] ?? {}))] as const));
   const known: Record<Kind, Set<string>> = Object.create(null);
   for (const k of kinds) known[k] = new Set([...rowsOf.get(k)!.keys(), ...ignoredOf.get(k)!.keys()]);
-  return { table: t, kinds, rowsOf, patternsOf, ignoredOf, known };
+  return { table: t, kinds, rowsOf, patternsOf, picksOf, ignoredOf, known };
 }
 
 /** JSON-RPC calls awaiting their response, per side (the response is classified by the call it answers). */
@@ -272,7 +275,10 @@ function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind
   const { stats } = rt;
   const version = run.version;
   const byKind = ct.rowsOf.get(kind);
-  if (run.tryRows(byKind?.get(method))) return;
+  const rows = byKind?.get(method);
+  // compiled dispatch: the rows a generated switch chose (the others test the same field against other values)
+  const pick = rows && ct.picksOf.get(kind)?.get(method);
+  if (run.tryRows(pick ? pick(at.message) : rows)) return;
   const ign = run.ignoredAt(ct.ignoredOf.get(kind)?.get(method), at.message);
   if (ign) { bump(stats.ignored, ign); if (at.top) rt.outcome = "ignored"; return; }
   for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && run.tryRows(rows)) return;

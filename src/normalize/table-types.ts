@@ -172,6 +172,11 @@ export interface SurfaceTable {
   /** kind → method → rows, tried in order; a key ending in "*" is a pattern (a method prefix; "*" matches any),
    *  tried after exact rows and ignore entries, longest prefix first. */
   rows: Partial<Record<Kind, Record<string, readonly Row[]>>>;
+  /**
+   * kind → method → the rows that can match a message (compiled dispatch: a switch on the field the method's rows
+   * test), a part of `rows[kind][method]` in its order. Methods not listed: all their rows are tried.
+   */
+  picks?: Partial<Record<Kind, Record<string, (message: any) => readonly Row[]>>>;
   /** kind → method → ignore entry id. */
   ignored: Partial<Record<Kind, Record<string, string>>>;
   /** ignore entry id → reason. */
