@@ -4,7 +4,8 @@
  */
 import { StructureKind, type StatementStructures } from "ts-morph";
 import { withSourceFile } from "./project.ts";
-import type { Cond, Expr, IdIR, RowIR, SessionPathIR, StepIR, TableIR } from "./tables.ts";
+import { allExprs, condExprs, subExprs, type Cond, type Expr, type IdIR, type RowIR, type SessionPathIR, type StepIR, type TableIR } from "./ir.ts";
+export { allExprs, condExprs, subExprs };
 import type { Kind } from "./upstream.ts";
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -36,31 +37,6 @@ export function answerCondCode(cs: Cond[]): string {
   } finally {
     [MSG, COMPACT] = [msg, compact];
   }
-}
-
-/** The expressions directly inside an expression. */
-export function subExprs(e: Expr): Expr[] {
-  switch (e.k) {
-    case "helper": return e.args;
-    case "map": return [e.from];
-    case "first": case "arr": case "join": case "concat": case "add": case "merge": return e.items;
-    case "var": return e.key;
-    case "obj": return e.entries.map(([, x]) => x);
-    case "str": case "text": case "tag": case "variant": case "get": case "json": case "uri": case "numeric": case "type": case "number": case "string": return [e.of];
-    case "if": return [...condExprs(e.cond), e.then, ...(e.else ? [e.else] : [])];
-    case "list": return [e.of, e.to, ...e.where.flatMap((c) => (c.k === "state" ? [] : [c.path]))];
-    default: return [];
-  }
-}
-
-/** The expressions conditions test. */
-export function condExprs(cs: Cond[]): Expr[] {
-  return cs.flatMap((c) => (c.k === "state" ? [] : [c.path]));
-}
-
-/** Every expression in `e` (itself included), depth first. */
-export function allExprs(e: Expr | undefined): Expr[] {
-  return e ? [e, ...subExprs(e).flatMap(allExprs)] : [];
 }
 
 /**
@@ -146,14 +122,14 @@ function pickFor(rs: RowIR[]): { path: Expr; values: Map<RowIR, unknown[]>; firs
   for (const r of rs) {
     for (const c of r.when) {
       if ((c.k !== "eq" && c.k !== "in") || c.path.k !== "path" || ["request", "meta", "line", "capture"].includes(c.path.root)) continue;
-      const vs = c.k === "eq" ? [c.value] : c.values;
+      const vs: unknown[] = c.k === "eq" ? [c.value] : c.values;
       if (!vs.every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) continue;
       const key = JSON.stringify(c.path);
       let e = byPath.get(key);
       if (!e) byPath.set(key, (e = { path: c.path, values: new Map(), first: r }));
       // two tests of the same field in one row: both must hold (the values both allow)
       const had = e.values.get(r);
-      e.values.set(r, had ? had.filter((v) => vs.includes(v)) : vs);
+      e.values.set(r, had ? had.filter((v) => vs.some((w) => w === v)) : vs);
     }
   }
   let best: { path: Expr; values: Map<RowIR, unknown[]>; first: RowIR } | undefined;

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { listFiles } from "../tools/sync/sync-util.ts";
+import { listFiles } from "./files.ts";
 import { buildJsonSchema, buildTypes, buildValidator, loadCanonical, publishedSchema } from "./canonical.ts";
 import { DiagnosticError, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
 import { emitMapper, takesSnapshots } from "./emit-mapper.ts";
@@ -17,7 +17,7 @@ import { buildCompatibility, emitCoverageTest, emitExampleTests, emitUpstreamTyp
 import { loadTable, type StepIR, type TableIR } from "./tables.ts";
 import { UpstreamSchemas, type SchemaCache } from "./upstream.ts";
 import { checkProvenance } from "./provenance.ts";
-import { renderCompatibilityMarkdown as compatibilityMarkdown } from "../src/normalize/matrix.ts";
+import { renderCompatibilityMarkdown as compatibilityMarkdown } from "../src/model/matrix.ts";
 import { withSourceFile } from "./project.ts";
 import { checkLiveAcrossTables, emitLive } from "./live.ts";
 

@@ -6,7 +6,7 @@
 import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
 import { ROLE_KIND } from "../../generated/grammar.gen.js";
 import { PAYLOAD_VALIDATORS, validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
-import type { Compiled } from "./dispatch.js";
+import type { Compiled } from "./compiled.js";
 import { inTurn, type Entity, type EntityTable } from "./entities.js";
 import { FRESH, STALE, WAS_OPEN } from "./envelope.js";
 import { article, EVENT_LIFE, ITEM_END, NEEDS, ROLE_ENDED } from "./lifecycle.js";
