@@ -238,12 +238,8 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
   files.set(`${GEN}/live.gen.ts`, emitLive(tables, header(tables.filter((t) => t.live).map((t) => t.file))));
   const compat = buildCompatibility(model, tables);
   files.set(`${GEN}/compatibility.json`, JSON.stringify(compat, null, 2) + "\n");
-  const md = compatibilityMarkdown(compat);
-  files.set(`${GEN}/COMPATIBILITY.md`, md);
-  files.set(
-    `${GEN}/compatibility.gen.ts`,
-    `${header(tables.map((t) => t.file))}\n\n/** Per surface: upstream methods mapped / ignored / missing, and which canonical types each produces. */\nexport const COMPATIBILITY = ${JSON.stringify(compat, null, 2)} as const;\n\nexport const COMPATIBILITY_MARKDOWN: string = ${JSON.stringify(md)};\n`,
-  );
+  // the matrix is committed once, as JSON (what the package ships); the Markdown is its rendering, for readers
+  files.set(`${GEN}/COMPATIBILITY.md`, compatibilityMarkdown(compat));
   return { diagnostics: [], files };
 }
 

@@ -68,7 +68,6 @@ describe("determinism", () => {
       "generated/answers.gen.ts",
       "generated/canonical.gen.ts",
       "generated/canonical.schema.json",
-      "generated/compatibility.gen.ts",
       "generated/grammar.gen.ts",
       "generated/compatibility.json",
       "generated/live.gen.ts",
