@@ -15,7 +15,9 @@
  * Every side gets the same input lines (or events), chunk by chunk, alternating which goes first; a side's time is
  * the sum over chunks. Each converter parses its line and serializes what it produces (JSON.stringify), as the
  * normalizer does (pushLine + serializeEvent), so the ratio compares the whole job from a line to bytes out.
- * Ratios < 1 mean agentnorm is faster.
+ * Ratios < 1 mean agentnorm is faster. Under each peer row, the fair in-memory row: both sides given parsed messages,
+ * both making objects, nothing serialized. Then the CLI path (NDJSON in → NDJSON out) against JSON.parse +
+ * JSON.stringify of the same lines, per surface.
  */
 import { execFileSync } from "node:child_process";
 import { EventEmitter } from "node:events";
@@ -27,6 +29,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { createNormalizer, serializeEvent, type CanonicalEvent } from "../src/normalize/normalizer.js";
 import { createAccumulator } from "../src/render/accumulator.js";
 import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
+import { shareRawPayloads } from "../src/normalize/raw-stream.js";
 import { chunks, expand, loadCorpus, type Corpus } from "./corpus.js";
 
 // dist/bench/ when built, bench/ under tsx
@@ -68,6 +71,8 @@ function installPeers(): string {
 interface Side<T> {
   /** A fresh converter (state and all) for one pass. */
   make(): (chunk: T[]) => number | Promise<number>;
+  /** Untimed, just before a chunk is timed: what the converter is given (e.g. the chunk's lines, parsed afresh). */
+  prepare?(chunk: T[]): unknown;
 }
 
 async function timed(f: (chunk: any) => number | Promise<number>, chunk: unknown): Promise<[number, number]> {
@@ -77,13 +82,16 @@ async function timed(f: (chunk: any) => number | Promise<number>, chunk: unknown
   return [performance.now() - t0, n];
 }
 
+/** What a side is given for a chunk (prepared untimed, just before its timing). */
+const input = <T>(side: Side<T>, chunk: T[]): unknown => (side.prepare ? side.prepare(chunk) : chunk);
+
 /** Both sides over the same chunks, alternating which goes first; best of ROUNDS per side, ratio ours ÷ theirs. */
 async function sideBySide<T>(chunkList: T[][], ours: Side<T>, theirs: Side<T>): Promise<{ oursMs: number; theirsMs: number; ratio: number; ratios: number[] }> {
   // a warm-up pass over every chunk, with throwaway state (both sides' code optimized before timing)
   {
     const a = ours.make();
     const b = theirs.make();
-    for (const c of chunkList) { await timed(a, c); await timed(b, c); }
+    for (const c of chunkList) { await timed(a, input(ours, c)); await timed(b, input(theirs, c)); }
   }
   const ratios: number[] = [];
   let bestOurs = Infinity;
@@ -94,8 +102,9 @@ async function sideBySide<T>(chunkList: T[][], ours: Side<T>, theirs: Side<T>): 
     let ta = 0;
     let tb = 0;
     for (let i = 0; i < chunkList.length; i++) {
-      if ((i + r) % 2 === 0) { ta += (await timed(a, chunkList[i]))[0]; tb += (await timed(b, chunkList[i]))[0]; }
-      else { tb += (await timed(b, chunkList[i]))[0]; ta += (await timed(a, chunkList[i]))[0]; }
+      const c = chunkList[i];
+      if ((i + r) % 2 === 0) { ta += (await timed(a, input(ours, c)))[0]; tb += (await timed(b, input(theirs, c)))[0]; }
+      else { tb += (await timed(b, input(theirs, c)))[0]; ta += (await timed(a, input(ours, c)))[0]; }
     }
     ratios.push(ta / tb);
     bestOurs = Math.min(bestOurs, ta);
@@ -162,68 +171,107 @@ function normalizerSide(surface: string, opts: Record<string, unknown> = {}): Si
 
 type Any = any;
 
-async function claudePeer(dir: string): Promise<Side<string>> {
+/**
+ * A peer in two forms: `lines` parses each line and serializes what it makes (the whole job, beside pushLine +
+ * serializeEvent); `objects` is given the parsed messages and makes objects, nothing serialized (beside push).
+ */
+interface Peer { lines: Side<string>; objects: Side<unknown> }
+
+/** Both forms of a converter `make()` returns: `convert(message, out)` makes the outputs of one parsed message. */
+function bothForms(make: () => (message: Any, out: (o: unknown) => void) => void): Peer {
+  return {
+    lines: {
+      make() {
+        const convert = make();
+        let bytes = 0;
+        const out = (o: unknown) => { bytes += JSON.stringify(o).length; };
+        return (chunk) => {
+          bytes = 0;
+          for (let i = 0; i < chunk.length; i++) convert(JSON.parse(chunk[i]), out);
+          return bytes;
+        };
+      },
+    },
+    objects: {
+      make() {
+        const convert = make();
+        let n = 0;
+        const out = () => { n++; };
+        return (chunk) => {
+          n = 0;
+          for (let i = 0; i < chunk.length; i++) convert(chunk[i], out);
+          return n;
+        };
+      },
+    },
+  };
+}
+
+async function claudePeer(dir: string): Promise<Peer> {
   const mod: Any = await import(pathToFileURL(join(dir, "node_modules/@zed-industries/claude-code-acp/dist/acp-agent.js")).href);
   const logger = { log() {}, error() {} };
   const client = { async sessionUpdate() {} };
-  return {
-    make() {
-      const toolUseCache: Record<string, unknown> = {};
-      return (chunk) => {
-        let bytes = 0;
-        for (let i = 0; i < chunk.length; i++) {
-          const message = JSON.parse(chunk[i]);
-          const sessionId = message.session_id;
-          let out: unknown[] = [];
-          // the peer's prompt loop (ClaudeAcpAgent.prompt), minus its awaits
-          if (message.type === "stream_event") out = mod.streamEventToAcpNotifications(message, sessionId, toolUseCache, client, logger);
-          else if (message.type === "user" || message.type === "assistant") {
-            const content = message.message?.content;
-            if (typeof content === "string" && (content.includes("<local-command-stdout>") || content.includes("<local-command-stderr>"))) out = [];
-            else if (message.type === "user" && (typeof content === "string" || (Array.isArray(content) && content.length === 1 && content[0].type === "text"))) out = [];
-            else if (Array.isArray(content)) {
-              const c = message.type === "assistant" ? content.filter((x: Any) => !["text", "thinking"].includes(x.type)) : content;
-              out = mod.toAcpNotifications(c, message.message.role, sessionId, toolUseCache, client, logger);
-            }
-          }
-          for (let j = 0; j < out.length; j++) bytes += JSON.stringify(out[j]).length;
+  return bothForms(() => {
+    const toolUseCache: Record<string, unknown> = {};
+    return (message, emit) => {
+      const sessionId = message.session_id;
+      let out: unknown[] = [];
+      // the peer's prompt loop (ClaudeAcpAgent.prompt), minus its awaits
+      if (message.type === "stream_event") out = mod.streamEventToAcpNotifications(message, sessionId, toolUseCache, client, logger);
+      else if (message.type === "user" || message.type === "assistant") {
+        const content = message.message?.content;
+        if (typeof content === "string" && (content.includes("<local-command-stdout>") || content.includes("<local-command-stderr>"))) out = [];
+        else if (message.type === "user" && (typeof content === "string" || (Array.isArray(content) && content.length === 1 && content[0].type === "text"))) out = [];
+        else if (Array.isArray(content)) {
+          const c = message.type === "assistant" ? content.filter((x: Any) => !["text", "thinking"].includes(x.type)) : content;
+          out = mod.toAcpNotifications(c, message.message.role, sessionId, toolUseCache, client, logger);
         }
-        return bytes;
-      };
-    },
-  };
+      }
+      for (let j = 0; j < out.length; j++) emit(out[j]);
+    };
+  });
 }
 
-async function opencodePeer(dir: string): Promise<Side<string>> {
+async function opencodePeer(dir: string): Promise<Peer> {
   const mod: Any = await import(pathToFileURL(join(dir, "node_modules/ai-sdk-provider-opencode-sdk/dist/index.js")).href);
-  return {
-    make() {
-      const states = new Map<string, unknown>();
-      return (chunk) => {
-        let bytes = 0;
-        for (let i = 0; i < chunk.length; i++) {
-          const event = JSON.parse(chunk[i]);
-          const p = event.properties ?? {};
-          const sid: string | undefined = p.part?.sessionID ?? p.info?.sessionID ?? p.sessionID;
-          if (sid === undefined) continue; // the peer's isEventForSession drops it
-          let state = states.get(sid);
-          if (!state) { state = mod.createStreamState(); states.set(sid, state); }
-          const parts = mod.convertEventToStreamParts(event, state, mod.silentLogger);
-          for (let j = 0; j < parts.length; j++) bytes += JSON.stringify(parts[j]).length;
-        }
-        return bytes;
-      };
-    },
-  };
+  return bothForms(() => {
+    const states = new Map<string, unknown>();
+    return (event, emit) => {
+      const p = event.properties ?? {};
+      const sid: string | undefined = p.part?.sessionID ?? p.info?.sessionID ?? p.sessionID;
+      if (sid === undefined) return; // the peer's isEventForSession drops it
+      let state = states.get(sid);
+      if (!state) { state = mod.createStreamState(); states.set(sid, state); }
+      const parts = mod.convertEventToStreamParts(event, state, mod.silentLogger);
+      for (let j = 0; j < parts.length; j++) emit(parts[j]);
+    };
+  });
 }
 
-async function codexPeer(dir: string): Promise<Side<string>> {
-  const pkgDir = join(dir, "node_modules/ai-sdk-provider-codex-cli/dist");
+/**
+ * The Codex peer's bundle does not export its RPC client, router and emitter: the bench loads a copy with one export
+ * line added, and two expressions of `handleLine` widened so that it also takes a message already parsed (what the
+ * in-memory row gives it; a line goes through the unchanged path).
+ */
+function codexCopy(pkgDir: string): string {
   const copy = join(pkgDir, "index.bench-internals.js");
   const exportLine = "\nexport { AppServerRpcClient as __Client, AppServerNotificationRouter as __Router, AppServerStreamEmitter as __Emitter };\n";
-  if (!existsSync(copy) || !readFileSync(copy, "utf8").endsWith(exportLine)) writeFileSync(copy, readFileSync(join(pkgDir, "index.js"), "utf8") + exportLine);
-  const mod: Any = await import(pathToFileURL(copy).href);
-  return {
+  let src = readFileSync(join(pkgDir, "index.js"), "utf8");
+  for (const [from, to] of [
+    ["const trimmed = line.trim();", "const trimmed = typeof line === \"string\" ? line.trim() : line;"],
+    ["parsed = JSON.parse(trimmed);", "parsed = typeof trimmed === \"string\" ? JSON.parse(trimmed) : trimmed;"],
+  ]) {
+    if (src.split(from).length !== 2) throw new Error(`bench: ${PEERS.codex}: "${from}" is not in its bundle once`);
+    src = src.replace(from, to);
+  }
+  src += exportLine;
+  if (!existsSync(copy) || readFileSync(copy, "utf8") !== src) writeFileSync(copy, src);
+  return copy;
+}
+
+async function codexPeer(dir: string): Promise<Peer> {
+  const mod: Any = await import(pathToFileURL(codexCopy(join(dir, "node_modules/ai-sdk-provider-codex-cli/dist"))).href);
+  const form = (serialize: boolean): Side<Any> => ({
     make() {
       // the RPC client's line handling (JSON.parse, its JSON-RPC and notification schemas) feeds the routers of
       // the running turns, as the language model wires them; nothing is spawned
@@ -231,8 +279,8 @@ async function codexPeer(dir: string): Promise<Side<string>> {
       client.setMaxListeners(0);
       const routers = new Map<string, () => void>();
       const ended: string[] = [];
-      let bytes = 0;
-      const controller = { enqueue(p: unknown) { bytes += JSON.stringify(p).length; }, close() {}, error() {} };
+      let n = 0;
+      const controller = { enqueue(p: unknown) { n += serialize ? JSON.stringify(p).length : 1; }, close() {}, error() {} };
       client.on("notification", (method: string, params: Any) => {
         if (method === "turn/started" && typeof params.threadId === "string") {
           const emitter = new mod.__Emitter(controller, { modelId: "bench", threadId: params.threadId, includeRawChunks: false });
@@ -243,16 +291,18 @@ async function codexPeer(dir: string): Promise<Side<string>> {
         } else if (method === "turn/completed" && typeof params.threadId === "string") ended.push(params.threadId);
       });
       return (chunk) => {
-        bytes = 0;
+        n = 0;
         for (let i = 0; i < chunk.length; i++) {
+          if (chunk[i] === "" || chunk[i] === undefined) continue; // a line the peer does not see
           client.handleLine(chunk[i]);
           // a turn's router unsubscribes once its turn/completed went through it
           while (ended.length) { const t = ended.pop()!; routers.get(t)?.(); routers.delete(t); }
         }
-        return bytes;
+        return n;
       };
     },
-  };
+  });
+  return { lines: form(true), objects: form(false) };
 }
 
 /**
@@ -325,8 +375,13 @@ const want = (k: string) => !only || only.includes(k);
 const peersDir = want("peers") || want("claude") || want("opencode") || want("codex") || want("agui") ? installPeers() : "";
 const CHUNK = 1000;
 
-/** Side by side on the same chunks; `peerCorpus` (aligned line for line) blanks what the peer itself sent. */
-async function peerRow(key: string, label: string, surface: string, corpus: Corpus | undefined, target: number, peer: Promise<Side<string>>, extra: Record<string, unknown> = {}, peerCorpus?: Corpus) {
+/**
+ * Side by side on the same chunks; `peerCorpus` (aligned line for line) blanks what the peer itself sent. Three rows:
+ * the whole job (lines in, bytes out), the bound of a mapping of no cost, and the fair in-memory row (each side
+ * given the chunk's messages parsed afresh, untimed, and making objects: `push` against the peer's conversion,
+ * nothing serialized on either side).
+ */
+async function peerRow(key: string, label: string, surface: string, corpus: Corpus | undefined, target: number, peer: Promise<Peer>, inMemoryTarget: number, extra: Record<string, unknown> = {}, peerCorpus?: Corpus) {
   if (!corpus) { log(`peers: ${key}: no input for ${surface} — skipped`); return; }
   const lines = expand(corpus, Math.round(target * SCALE));
   const peerLines = peerCorpus ? expand(peerCorpus, lines.length) : lines;
@@ -334,35 +389,59 @@ async function peerRow(key: string, label: string, surface: string, corpus: Corp
   const theirs = await peer;
   const idx = chunks(lines.map((_, i) => i), CHUNK);
   const at = (ls: string[], side: Side<string>): Side<number> => ({ make() { const f = side.make(); return (c) => f(ls.slice(c[0], c[c.length - 1] + 1)); } });
-  const r = await sideBySide(idx, at(lines, ours), at(peerLines, theirs));
+  const r = await sideBySide(idx, at(lines, ours), at(peerLines, theirs.lines));
   report(
     { peer: key, package: PEERS[key as keyof typeof PEERS], surface, lines: lines.length, ...extra, agentnormMs: Math.round(r.oursMs), peerMs: Math.round(r.theirsMs), ratio: Number(r.ratio.toFixed(3)), ratios: r.ratios.map((x) => Number(x.toFixed(3))), target: 1, pass: r.ratio < 1 },
     `peer ${label}: ${lines.length.toLocaleString("en")} lines, agentnorm ${r.oursMs.toFixed(0)} ms, ${PEERS[key as keyof typeof PEERS]} ${r.theirsMs.toFixed(0)} ms: agentnorm ÷ peer ${r.ratio.toFixed(2)} (rounds ${r.ratios.map((x) => x.toFixed(2)).join(", ")}; target < 1: ${r.ratio < 1 ? "pass" : "FAIL"})`,
   );
   // what no mapping can go below: parsing the lines and printing agentnorm's events, against the peer
-  const b = await outputBound(idx, lines, peerLines, surface, theirs);
+  const b = await outputBound(idx, lines, peerLines, surface, theirs.lines);
   const bound = b.boundMs / b.peerMs;
   const mb = (n: number) => (n / 1e6).toFixed(1);
   report(
     { peer: key, bound: true, surface, lines: lines.length, boundMs: Math.round(b.boundMs), peerMs: Math.round(b.peerMs), ratio: Number(bound.toFixed(3)), agentnormBytes: b.oursBytes, peerBytes: b.peerBytes },
     `  ${key}: parse + print of agentnorm's events alone (a mapping of no cost) ÷ peer ${bound.toFixed(2)}; bytes written: agentnorm ${mb(b.oursBytes)} MB, peer ${mb(b.peerBytes)} MB (${(b.oursBytes / Math.max(1, b.peerBytes)).toFixed(1)}×)`,
   );
+  // the fair in-memory row: parsed messages in, objects out, no stringify on either side
+  const parsed = (ls: string[]) => (c: number[]): unknown[] => {
+    const out = new Array<unknown>(c.length);
+    for (let i = 0; i < c.length; i++) out[i] = ls[c[i]] === "" ? undefined : JSON.parse(ls[c[i]]);
+    return out;
+  };
+  const oursObjects: Side<number> = {
+    prepare: parsed(lines),
+    make() {
+      const n = createNormalizer({ surface, ...extra });
+      return ((msgs: unknown[]) => {
+        let k = 0;
+        for (let i = 0; i < msgs.length; i++) k += n.push(msgs[i]).length;
+        return k;
+      }) as unknown as (c: number[]) => number;
+    },
+  };
+  const peerObjects: Side<number> = { prepare: parsed(peerLines), make: theirs.objects.make as unknown as Side<number>["make"] };
+  const m = await sideBySide(idx, oursObjects, peerObjects);
+  const pass = inMemoryTarget === 1 ? m.ratio < 1 : m.ratio <= inMemoryTarget;
+  report(
+    { peer: key, inMemory: true, package: PEERS[key as keyof typeof PEERS], surface, lines: lines.length, agentnormMs: Math.round(m.oursMs), peerMs: Math.round(m.theirsMs), ratio: Number(m.ratio.toFixed(3)), ratios: m.ratios.map((x) => Number(x.toFixed(3))), target: inMemoryTarget, pass },
+    `  ${key} in memory (parsed in, objects out, no stringify): agentnorm push ${m.oursMs.toFixed(0)} ms, peer ${m.theirsMs.toFixed(0)} ms: agentnorm ÷ peer ${m.ratio.toFixed(2)} (rounds ${m.ratios.map((x) => x.toFixed(2)).join(", ")}; target ${inMemoryTarget === 1 ? "<" : "≤"} ${inMemoryTarget}: ${pass ? "pass" : "FAIL"})`,
+  );
 }
 
 if (want("peers") || want("claude")) {
   const c = loadCorpus(root, "claude-sdk", (r) => r.dir === "in");
-  await peerRow("claude", "Claude SDK messages", "claude-sdk", c, 200_000, claudePeer(peersDir));
+  await peerRow("claude", "Claude SDK messages", "claude-sdk", c, 200_000, claudePeer(peersDir), 3);
 }
 if (want("peers") || want("opencode")) {
   const c = loadCorpus(root, "opencode", (r) => r.channel === "event");
-  await peerRow("opencode", "opencode /event payloads", "opencode", c, 100_000, opencodePeer(peersDir));
+  await peerRow("opencode", "opencode /event payloads", "opencode", c, 100_000, opencodePeer(peersDir), 3);
 }
 if (want("peers") || want("codex")) {
   // the recordings (they say which side sent a line): the client's own lines are blank for the peer
   const files = (f: string) => f.includes("/recorded/");
   const c = loadCorpus(root, "codex-app-server", () => true, { files });
   const pc = loadCorpus(root, "codex-app-server", () => true, { files, mask: (r) => r.dir === "out" });
-  await peerRow("codex", "Codex app-server lines", "codex-app-server", c, 40_000, codexPeer(peersDir), {}, pc);
+  await peerRow("codex", "Codex app-server lines", "codex-app-server", c, 40_000, codexPeer(peersDir), 1, {}, pc);
 }
 if (want("peers") || want("agui")) {
   const c = loadCorpus(root, "codex-app-server")!;
@@ -482,6 +561,66 @@ if (want("peers") || want("floors")) {
     const s = [...ratios].sort((a, b) => a - b);
     const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     report({ floors: ratios.length, median: Number(median.toFixed(3)), min: Number(s[0].toFixed(3)), target: 0.6, pass: median >= 0.6 && s[0] >= 0.5 }, `floors: median ${median.toFixed(2)} over ${ratios.length} surfaces, lowest ${s[0].toFixed(2)} (targets: median ≥ 0.6, every surface ≥ 0.5: ${median >= 0.6 && s[0] >= 0.5 ? "pass" : "FAIL"})`);
+  }
+}
+
+// ───────────────────────────── the CLI path against its floor ─────────────────────────────
+// NDJSON text in → NDJSON text out as `agentnorm normalize` does it (pushLine per line, shareRawPayloads,
+// serializeEvent + "\n" per event, in-process: no pipes, no process start), against JSON.parse + JSON.stringify of
+// the same lines (each line parsed and printed again, "\n" after each). Ratio = agentnorm ÷ floor; target ≤ 2.
+
+/** Each line of an NDJSON text, in order (what the CLI's line reader hands normalize). */
+function eachLine(text: string, f: (line: string) => void): void {
+  for (let start = 0; start < text.length;) {
+    let nl = text.indexOf("\n", start);
+    if (nl < 0) nl = text.length;
+    f(text.slice(start, nl));
+    start = nl + 1;
+  }
+}
+
+if (want("peers") || want("floors") || want("cli")) {
+  const CLI_LINES = Math.round(100_000 * SCALE);
+  const ratios: number[] = [];
+  for (const surface of SURFACE_NAMES) {
+    if (surfaces && !surfaces.includes(surface)) continue;
+    const c = loadCorpus(root, surface);
+    if (!c) { log(`cli ${surface}: no recording (bundled or in ../shared/recordings/dev) — skipped`); continue; }
+    const texts = chunks(expand(c, CLI_LINES), CHUNK).map((p) => [p.join("\n") + "\n"]);
+    const cli: Side<string> = {
+      make() {
+        const n = createNormalizer({ surface });
+        let lineNumber = 0;
+        return (chunk) => {
+          let out = "";
+          eachLine(chunk[0], (line) => {
+            const events = n.pushLine(line, { lineNumber: ++lineNumber });
+            for (const e of shareRawPayloads(events)) out += serializeEvent(e) + "\n";
+          });
+          return out.length;
+        };
+      },
+    };
+    const floor: Side<string> = {
+      make() {
+        return (chunk) => {
+          let out = "";
+          eachLine(chunk[0], (line) => { out += JSON.stringify(JSON.parse(line)) + "\n"; });
+          return out.length;
+        };
+      },
+    };
+    const r = await sideBySide(texts, cli, floor);
+    ratios.push(r.ratio);
+    const pass = r.ratio <= 2;
+    report(
+      { cli: surface, origin: c.origin, lines: Math.min(CLI_LINES, texts.length * CHUNK), agentnormMs: Math.round(r.oursMs), floorMs: Math.round(r.theirsMs), ratio: Number(r.ratio.toFixed(3)), target: 2, pass },
+      `cli ${surface} (${c.origin}): NDJSON → NDJSON ${r.oursMs.toFixed(0)} ms, JSON.parse + JSON.stringify of the same lines ${r.theirsMs.toFixed(0)} ms: ${r.ratio.toFixed(2)}× the floor (target ≤ 2: ${pass ? "pass" : "FAIL"})`,
+    );
+  }
+  if (ratios.length) {
+    const s = [...ratios].sort((a, b) => a - b);
+    log(`cli: ${s[s.length - 1].toFixed(2)}× the floor at most over ${ratios.length} surfaces, median ${s[Math.floor(s.length / 2)].toFixed(2)}×`);
   }
 }
 

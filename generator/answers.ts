@@ -6,9 +6,10 @@
  */
 import { didYouMean, type Diagnostic, type SourcedYaml } from "./diagnostics.ts";
 import type { ExprParser, ConditionParser } from "./expressions.ts";
-import { allExprs } from "./emit-mapper.ts";
+import { allExprs } from "./ir.ts";
 import type { CanonicalModel } from "./canonical.ts";
-import type { Cond, Expr, MapIR, RowIR, StepIR } from "./tables.ts";
+import type { AnswerCaseIR, AnsweringIR, AnswerEnvelopeIR, Cond, Expr, MapIR, RequestOpenIR, RowAnswersIR, RowIR, StepIR } from "./ir.ts";
+export type { AnswerCaseIR, AnsweringIR, AnswerEnvelopeIR, RequestOpenIR, RowAnswersIR } from "./ir.ts";
 
 /** Reply decisions (answerRequest's `reply.decision`). */
 export const ANSWER_DECISIONS = ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled", "answered", "completed", "failed", "answered_elsewhere"] as const;
@@ -21,37 +22,6 @@ const OBJECT_ROOTS = ["reply", "payload", "args", "refs"];
 const SCALAR_ROOTS = ["requestId", "decision", "choice", "offered"];
 /** Operators that read the normalizer's state, which an answer does not have. */
 const STATEFUL: Partial<Record<Expr["k"], string>> = { map: "$map", var: "$var", id: "$id", state: "$state" };
-
-export interface AnswerCaseIR {
-  decisions: string[];
-  when: Cond[];
-  transport?: string;
-  reply: [string, "object" | "array" | "string" | "any"][];
-  via: string[];
-  body?: Expr;
-  fail?: { code: string; message: string };
-  line: number;
-}
-export interface RowAnswersIR {
-  none?: string;
-  transport?: string;
-  /** The row's own cases, then those of the set it uses. */
-  cases: AnswerCaseIR[];
-  /** The set of `answering.sets` it uses (its cases are the tail of `cases`, after the row's own `own`). */
-  use?: string;
-  own: number;
-  line: number;
-}
-export interface AnswerEnvelopeIR { name: string; kind: string; transport?: string; answer: Expr; line: number }
-export interface AnsweringIR { option?: string; transports: string[]; envelopes: AnswerEnvelopeIR[]; via: string[]; line: number }
-
-/** A row's request: what its (first) request.opened emit says. */
-export interface RequestOpenIR {
-  /** The request types it can open (from a literal, or the outputs of the maps it names); all of them when unknown. */
-  requestTypes: string[];
-  /** The keys of its `args`, when args is written as an object; undefined when any key may be there. */
-  argsKeys?: string[];
-}
 
 export interface AnswersEnv {
   src: SourcedYaml;

@@ -493,7 +493,7 @@ const DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d
 
 /** ajv standalone ESM code for the published schema; must import nothing at run time. */
 export function buildValidator(schema: any, model?: CanonicalModel): string {
-  const ajv = new Ajv({ code: { source: true, esm: true, lines: false }, inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"], formats: { "date-time": DATE_TIME } });
+  const ajv = new Ajv({ code: { source: true, esm: true, lines: true }, inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"], formats: { "date-time": DATE_TIME } });
   const published = validatorSchema(schema);
   // A schema written wrong in canonical.yaml is the user's mistake: report it there (E112), not as a stack trace.
   if (!ajv.validateSchema(published)) {

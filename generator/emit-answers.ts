@@ -5,7 +5,7 @@
  */
 import type { AnswerCaseIR } from "./answers.ts";
 import { allExprs, answerCondCode, answerExprCode } from "./emit-mapper.ts";
-import type { Cond, Expr, TableIR } from "./tables.ts";
+import type { Cond, Expr, TableIR } from "./ir.ts";
 
 /** The row-util function of each operator an answer may use. */
 const UTIL: Partial<Record<Expr["k"], string>> = {

@@ -4,7 +4,8 @@
  */
 import { StructureKind, type StatementStructures } from "ts-morph";
 import { withSourceFile } from "./project.ts";
-import type { Cond, Expr, IdIR, RowIR, SessionPathIR, StepIR, TableIR } from "./tables.ts";
+import { allExprs, condExprs, subExprs, type Cond, type Expr, type IdIR, type RowIR, type SessionPathIR, type StepIR, type TableIR } from "./ir.ts";
+export { allExprs, condExprs, subExprs };
 import type { Kind } from "./upstream.ts";
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -36,31 +37,6 @@ export function answerCondCode(cs: Cond[]): string {
   } finally {
     [MSG, COMPACT] = [msg, compact];
   }
-}
-
-/** The expressions directly inside an expression. */
-export function subExprs(e: Expr): Expr[] {
-  switch (e.k) {
-    case "helper": return e.args;
-    case "map": return [e.from];
-    case "first": case "arr": case "join": case "concat": case "add": case "merge": return e.items;
-    case "var": return e.key;
-    case "obj": return e.entries.map(([, x]) => x);
-    case "str": case "text": case "tag": case "variant": case "get": case "json": case "uri": case "numeric": case "type": case "number": case "string": return [e.of];
-    case "if": return [...condExprs(e.cond), e.then, ...(e.else ? [e.else] : [])];
-    case "list": return [e.of, e.to, ...e.where.flatMap((c) => (c.k === "state" ? [] : [c.path]))];
-    default: return [];
-  }
-}
-
-/** The expressions conditions test. */
-export function condExprs(cs: Cond[]): Expr[] {
-  return cs.flatMap((c) => (c.k === "state" ? [] : [c.path]));
-}
-
-/** Every expression in `e` (itself included), depth first. */
-export function allExprs(e: Expr | undefined): Expr[] {
-  return e ? [e, ...subExprs(e).flatMap(allExprs)] : [];
 }
 
 /**
@@ -128,6 +104,37 @@ function reused(code: string, keys: string[]): string {
 
 function pascalKind(k: string): string {
   return k[0].toUpperCase() + k.slice(1);
+}
+
+/** The module constant of a row (its Row entry). */
+function rowName(rule: string): string {
+  return "ROW_" + rule.replace(/[^A-Za-z0-9]/g, "_");
+}
+
+/**
+ * Which message field a method's rows switch on: a field of the message (a path from it, no computed part) that at
+ * least two of the rows test against constants in their `when` (`eq` or `in`, strings, numbers or booleans); the one
+ * most rows test. Each such row can match only when the field has one of its values.
+ */
+function pickFor(rs: RowIR[]): { path: Expr; values: Map<RowIR, unknown[]>; first: RowIR } | undefined {
+  if (rs.length < 2) return undefined;
+  const byPath = new Map<string, { path: Expr; values: Map<RowIR, unknown[]>; first: RowIR }>();
+  for (const r of rs) {
+    for (const c of r.when) {
+      if ((c.k !== "eq" && c.k !== "in") || c.path.k !== "path" || ["request", "meta", "line", "capture"].includes(c.path.root)) continue;
+      const vs: unknown[] = c.k === "eq" ? [c.value] : c.values;
+      if (!vs.every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) continue;
+      const key = JSON.stringify(c.path);
+      let e = byPath.get(key);
+      if (!e) byPath.set(key, (e = { path: c.path, values: new Map(), first: r }));
+      // two tests of the same field in one row: both must hold (the values both allow)
+      const had = e.values.get(r);
+      e.values.set(r, had ? had.filter((v) => vs.some((w) => w === v)) : vs);
+    }
+  }
+  let best: { path: Expr; values: Map<RowIR, unknown[]>; first: RowIR } | undefined;
+  for (const e of byPath.values()) if (e.values.size >= 2 && (!best || e.values.size > best.values.size)) best = e;
+  return best;
 }
 
 export function fnName(rule: string): string {
@@ -378,7 +385,11 @@ function rowLines(r: RowIR, surface: string, refs?: (id: IdIR) => string): strin
   return lines;
 }
 
-export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string): string {
+/**
+ * `snapshots`: whether a row of this table, or of a table it dispatches to (transitively), takes a snapshot (the
+ * runtime keeps a record of streamed deltas only then).
+ */
+export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string, snapshots = true): string {
   // The whole file as structures (and text for the maps and the table), printed once: adding declarations one by
   // one would re-parse the file each time.
   const statements: (StatementStructures | string)[] = [];
@@ -387,7 +398,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     addTypeAlias: (x: Omit<Extract<StatementStructures, { kind: StructureKind.TypeAlias }>, "kind">) => statements.push({ kind: StructureKind.TypeAlias, ...x }),
     addFunction: (x: Omit<Extract<StatementStructures, { kind: StructureKind.Function }>, "kind">) => statements.push({ kind: StructureKind.Function, ...x }),
   };
-  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: ["IdRef", ...(t.input.length ? ["InputMatch"] : []), "Member", "RowContext", ...(t.sessions ? ["SessionRoute"] : []), "SurfaceTable", "View"] });
+  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: ["IdRef", ...(t.input.length ? ["InputMatch"] : []), "Member", "Row", "RowContext", ...(t.sessions ? ["SessionRoute"] : []), "SurfaceTable", "View"] });
   for (const mod of helperModules(t)) sf.addImportDeclaration({ moduleSpecifier: `../../mappings/helpers/${mod}.js`, namespaceImport: `h_${mod}` });
   // (UNSET joins once the rows are written, when one of them reuses a variable lookup)
   // (the operators most tables never use are imported only by the tables that do)
@@ -489,9 +500,47 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     for (const m of r.methods) km.set(m, [...(km.get(m) ?? []), r]);
   }
   // One row per line; a row function takes its own message type, which `Row.run` (message: any) accepts as is.
+  const rowDecls = t.rows.map((r) => `const ${rowName(r.rule)}: Row = { rule: ${lit(`${t.surface}#${r.rule}`)}, line: ${r.line}, ${r.versions ? `versions: ${JSON.stringify(r.versions)}, ` : ""}run: ${fnName(r.rule)} };`);
+  statements.push(`\n// the rows, each once (a row of several methods is in each method's list)\n${rowDecls.join("\n")}`);
   const rowsCode = [...byKind].map(([k, km]) =>
-    `${k}: {\n${[...km].map(([m, rs]) => `      ${lit(m)}: [\n${rs.map((r) => `        { rule: ${lit(`${t.surface}#${r.rule}`)}, line: ${r.line}, ${r.versions ? `versions: ${JSON.stringify(r.versions)}, ` : ""}run: ${fnName(r.rule)} },\n`).join("")}      ],\n`).join("")}    },`,
+    `${k}: {\n${[...km].map(([m, rs]) => `      ${lit(m)}: [${rs.map((r) => rowName(r.rule)).join(", ")}],\n`).join("")}    },`,
   ).join("\n    ");
+  // Compiled dispatch: a method whose rows test one message field against constants gets a switch on that field
+  // returning the rows that can match (a row testing it elsewhere is never tried; rows not testing it are in every
+  // case), in table order.
+  const picks: [Kind, string, string][] = [];
+  for (const [k, km] of byKind) {
+    for (const [m, rs] of km) {
+      const p = pickFor(rs);
+      if (!p) continue;
+      const name = `pick_${k}_${m.replace(/[^A-Za-z0-9]/g, "_")}`;
+      const lists = new Map<string, string>();
+      const listOf = (v: unknown): string => {
+        const key = JSON.stringify(v);
+        let l = lists.get(key);
+        if (!l) {
+          l = `${name.toUpperCase()}_${lists.size + 1}`;
+          lists.set(key, l);
+          const these = rs.filter((r) => { const vs = p.values.get(r); return !vs || vs.includes(v); });
+          statements.push(`const ${l}: readonly Row[] = [${these.map((r) => rowName(r.rule)).join(", ")}];`);
+        }
+        return l;
+      };
+      const cases = [...new Set([...p.values.values()].flat())].map((v) => `  case ${lit(v)}: return ${listOf(v)};`);
+      const rest = rs.filter((r) => !p.values.has(r));
+      const other = `${name.toUpperCase()}_OTHER`;
+      statements.push(`const ${other}: readonly Row[] = [${rest.map((r) => rowName(r.rule)).join(", ")}];`);
+      sf.addFunction({
+        name,
+        docs: [`${k} ${lit(m)}: the rows that can match a message, by ${exprCode(p.path, new Set())}.`],
+        parameters: [{ name: "m", type: `Parameters<typeof ${fnName(p.first.rule)}>[0]` }],
+        returnType: "readonly Row[]",
+        statements: `switch (${exprCode(p.path, new Set())}) {\n${cases.join("\n")}\n  default: return ${other};\n}`,
+      });
+      picks.push([k, m, name]);
+    }
+  }
+  const picksCode = [...new Set(picks.map(([k]) => k))].map((k) => `${k}: { ${picks.filter(([x]) => x === k).map(([, m, n]) => `${lit(m)}: ${n}`).join(", ")} }`).join(",\n    ");
   const ignoredByKind = new Map<Kind, [string, string][]>();
   for (const g of t.ignored) ignoredByKind.set(g.kind, [...(ignoredByKind.get(g.kind) ?? []), ...g.methods.map((m) => [m, `${t.surface}#${g.id}`] as [string, string])]);
   const ignoredCode = [...ignoredByKind].map(([k, ms]) => `${k}: {\n${ms.map(([m, id]) => `      ${lit(m)}: ${lit(id)},\n`).join("")}    },`).join("\n    ");
@@ -558,7 +607,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.sessions ? "\n  session," : ""}${t.time ? "\n  time," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}${t.atEnd ? `\n  atEnd: { kind: ${lit(t.atEnd.kind)}, method: ${lit(t.atEnd.method)} },` : ""}${t.detectFields ? `\n  detectFields: [${t.detectFields.map(lit).join(", ")}],` : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)}${pinned} },
   sources: { ${sources} },${methodSources ? `\n  methodSources: {\n    ${methodSources},\n  },` : ""}
-  rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},
+  rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},${picksCode ? `\n  picks: {\n    ${picksCode},\n  },` : ""}${snapshots ? "" : "\n  snapshots: false,"}
   ignored: {${ignoredCode ? `\n    ${ignoredCode}\n  ` : ""}},
   ignoreReasons: {${reasons ? `\n${reasons}  ` : ""}},${ignoreVersions ? `\n  ignoreVersions: {\n${ignoreVersions}  },` : ""}${ignoreWhen ? `\n  ignoreWhen: {\n${ignoreWhen}  },` : ""}
 };`);
@@ -597,6 +646,30 @@ export function tableExprs(t: TableIR): Expr[] {
   for (const r of t.rows) { r.when.forEach(cond); r.ids.forEach((i) => expr(i.path)); r.hold?.forEach(expr); r.lets?.forEach((l) => expr(l.value)); steps(r.steps); }
   for (const w of t.input) { w.when.forEach(cond); expr(w.message); w.meta.forEach(([, e]) => expr(e)); }
   return out;
+}
+
+/** Does a row of `t`, or of a table its rows dispatch to (transitively), take a snapshot? */
+export function takesSnapshots(t: TableIR, tables: readonly TableIR[]): boolean {
+  const seen = new Set<string>();
+  const todo = [t.surface];
+  while (todo.length) {
+    const s = todo.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    const u = tables.find((x) => x.surface === s);
+    if (!u) return true; // a surface codegen does not know: assume it does
+    let snaps = false;
+    const walk = (ss: StepIR[]): void => {
+      for (const st of ss) {
+        if (st.k === "snapshot") snaps = true;
+        else if (st.k === "dispatch") todo.push(st.surface ?? s);
+        else if (st.k === "each") walk(st.steps);
+      }
+    };
+    for (const r of u.rows) walk(r.steps);
+    if (snaps) return true;
+  }
+  return false;
 }
 
 /** The helper modules (mappings/helpers/<module>.ts) a table's rows call. */

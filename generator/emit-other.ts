@@ -4,11 +4,11 @@
  */
 import { compile } from "json-schema-to-typescript";
 import type { CanonicalModel } from "./canonical.ts";
-import type { RowIR, StepIR, TableIR } from "./tables.ts";
+import type { RowIR, StepIR, TableIR } from "./ir.ts";
 import type { UpstreamSchemas } from "./upstream.ts";
 import { DiagnosticError, jsonOffset, lineCol } from "./diagnostics.ts";
 import type { UpstreamTypeNames } from "./emit-mapper.ts";
-import type { Compatibility } from "../src/normalize/matrix.ts";
+import type { Compatibility } from "../src/model/matrix.ts";
 import { ANSWER_DECISIONS, type AnswerCaseIR } from "./answers.ts";
 
 /** One TS module with the message types of every kind file of a surface (json-schema-to-typescript). */

@@ -3,7 +3,7 @@
  * conditions, payloads, ids, input wrappers); the caller says how a `$path` resolves and is checked there.
  */
 import { didYouMean, type Diagnostic, type SourcedYaml } from "./diagnostics.ts";
-import type { Cond, Expr, MapIR, Role, TableContext } from "./tables.ts";
+import type { Cond, Expr, MapIR, Role, TableContext } from "./ir.ts";
 import { ANY, type SchemaRef } from "./upstream.ts";
 
 /** The identity roles (generator/dsl.ts `Role`). */

@@ -4,12 +4,12 @@
  * the compatibility matrix (`live` per surface, "Live drivers") and generated/live.gen.ts.
  */
 import type { Diagnostic, SourcedYaml } from "./diagnostics.ts";
-import { LIVE_CALLS, type LiveCallName, type LiveDriverEntry } from "../src/normalize/matrix.ts";
+import { LIVE_CALLS, type LiveCallName, type LiveDriverEntry } from "../src/model/matrix.ts";
 
 export { LIVE_CALLS };
 
-/** A table's live agent: the matrix entry and where it is declared. */
-export interface LiveIR extends LiveDriverEntry { line: number }
+import type { LiveIR } from "./ir.ts";
+export type { LiveIR };
 
 /**
  * The DSL schema's errors under `live[].calls`, as E340 (an unknown call) and E341 (a missing call); undefined for

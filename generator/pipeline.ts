@@ -6,10 +6,10 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { listFiles } from "../tools/sync/sync-util.ts";
+import { listFiles } from "./files.ts";
 import { buildJsonSchema, buildTypes, buildValidator, loadCanonical, publishedSchema } from "./canonical.ts";
 import { DiagnosticError, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import { emitMapper } from "./emit-mapper.ts";
+import { emitMapper, takesSnapshots } from "./emit-mapper.ts";
 import { emitGrammar } from "./emit-grammar.ts";
 import { emitAnswers } from "./emit-answers.ts";
 import { DSL_SCHEMA, dslSchema } from "./dsl-schema.ts";
@@ -18,7 +18,7 @@ import { buildCompatibility, emitCoverageTest, emitExampleTests, emitUpstreamTyp
 import { loadTable, type StepIR, type TableIR } from "./tables.ts";
 import { UpstreamSchemas, type SchemaCache } from "./upstream.ts";
 import { checkProvenance } from "./provenance.ts";
-import { renderCompatibilityMarkdown as compatibilityMarkdown } from "../src/normalize/matrix.ts";
+import { renderCompatibilityMarkdown as compatibilityMarkdown } from "../src/model/matrix.ts";
 import { withSourceFile } from "./project.ts";
 import { checkLiveAcrossTables, emitLive } from "./live.ts";
 
@@ -224,7 +224,7 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
       const types = await emitUpstreamTypes(t, up, header(pinned, ofKinds), open);
       files.set(`${GEN}/upstream/${t.surface}.gen.ts`, types.code);
       // … and the mapper was checked against every schema file the table read (responses too).
-      files.set(`${GEN}/mappers/${t.surface}.gen.ts`, emitMapper(t, `../upstream/${t.surface}.gen.js`, types.names, header(inputs, all, yamlOf(t.file))));
+      files.set(`${GEN}/mappers/${t.surface}.gen.ts`, emitMapper(t, `../upstream/${t.surface}.gen.js`, types.names, header(inputs, all, yamlOf(t.file)), takesSnapshots(t, tables)));
       files.set(`${GEN}/tests/${t.surface}.examples.test.ts`, emitExampleTests(t, header([t.file], [], yamlOf(t.file))));
       files.set(`${GEN}/tests/${t.surface}.coverage.test.ts`, emitCoverageTest(t, header(inputs, ofKinds)));
     });
@@ -241,12 +241,8 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
   const recorded = recordedAgents(root);
   if (recorded) compat.recorded = recorded;
   files.set(`${GEN}/compatibility.json`, JSON.stringify(compat, null, 2) + "\n");
-  const md = compatibilityMarkdown(compat);
-  files.set(`${GEN}/COMPATIBILITY.md`, md);
-  files.set(
-    `${GEN}/compatibility.gen.ts`,
-    `${header(tables.map((t) => t.file))}\n\n/** Per surface: upstream methods mapped / ignored / missing, and which canonical types each produces. */\nexport const COMPATIBILITY = ${JSON.stringify(compat, null, 2)} as const;\n\nexport const COMPATIBILITY_MARKDOWN: string = ${JSON.stringify(md)};\n`,
-  );
+  // the matrix is committed once, as JSON (what the package ships); the Markdown is its rendering, for readers
+  files.set(`${GEN}/COMPATIBILITY.md`, compatibilityMarkdown(compat));
   return { diagnostics: [], files };
 }
 

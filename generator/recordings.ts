@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Compatibility } from "../src/normalize/matrix.ts";
+import type { Compatibility } from "../src/model/matrix.ts";
 
 type Recorded = NonNullable<Compatibility["recorded"]>;
 

@@ -6,7 +6,7 @@
 import { didYouMean, type Diagnostic, type SourcedYaml } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
 import type { ExprParser, ConditionParser } from "./expressions.ts";
-import type { Cond, Expr, ExampleIR, IdIR, KindIR, LetIR, MapIR, Op, Role, RowIR, SnapIR, StepIR, TableContext } from "./tables.ts";
+import type { Cond, Expr, ExampleIR, IdIR, KindIR, LetIR, MapIR, Op, Role, RowIR, SnapIR, StepIR, TableContext } from "./ir.ts";
 import { ANY, ANSWERS, enumValues, isMethodPattern, resolvePath, variants, type Kind, type SchemaRef, type UpstreamMethod, type UpstreamSchemas } from "./upstream.ts";
 
 /** What parsing a row needs from its table (the table stage builds it once). */

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { ANSWERS } from "../generated/answers.gen.js";
-import { COMPATIBILITY } from "../generated/compatibility.gen.js";
+import { COMPATIBILITY } from "./support/compatibility.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { answerRequest, type RequestReply } from "../src/answer/answer.js";
 import { AnswerError } from "../src/errors.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
-import { selectPinned } from "../src/normalize/versions.js";
+import { selectPinned } from "../src/model/versions.js";
 import { verifyEvents } from "../src/verify/verify.js";
 
 const P = (e: CanonicalEvent | undefined): any => e?.payload as any;

@@ -10,10 +10,10 @@ import { DRIVERS, LiveError } from "../src/live/index.js";
 import type { DriverHost, LiveAgent, LiveAgentName, ResolvedOptions } from "../src/live/types.js";
 import type { RequestAnswer } from "../src/answer/answer.js";
 import { LIVE_CALL_NAMES, LIVE_DECLARED, type LiveCallName } from "../generated/live.gen.js";
-import { COMPATIBILITY } from "../generated/compatibility.gen.js";
+import { COMPATIBILITY } from "./support/compatibility.js";
 
 /** Per surface of the matrix, the agents its table declares. */
-const declaredBy = Object.entries(COMPATIBILITY.surfaces).flatMap(([surface, s]) => ("live" in s ? s.live : []).map((l) => ({ surface, agent: l.agent })));
+const declaredBy = Object.entries(COMPATIBILITY.surfaces).flatMap(([surface, s]) => (s.live ?? []).map((l) => ({ surface, agent: l.agent })));
 
 const host: DriverHost = { frame: () => [], host: () => undefined, warn: () => undefined, gate: () => undefined, log: () => undefined };
 const options = (agent: LiveAgent): ResolvedOptions => ({

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { COMPATIBILITY } from "../generated/compatibility.gen.js";
+import { COMPATIBILITY } from "./support/compatibility.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const seed = `${root}../shared/seeds/000_e9806898a2abf73f.txt`;

@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BrowserContext, Page } from "playwright-core";
 import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
-import { COMPATIBILITY } from "../generated/compatibility.gen.js";
+import { COMPATIBILITY } from "./support/compatibility.js";
 import { loadInput, viewerData } from "../src/view/data.js";
 import { matrixHtml, viewerHtml } from "../src/view/html.js";
 import { PROBLEM_KINDS, type TranscriptBlock, type ViewerData, type ViewerEvent } from "../src/view/types.js";

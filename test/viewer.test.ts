@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { COMPATIBILITY } from "../generated/compatibility.gen.js";
+import { COMPATIBILITY } from "./support/compatibility.js";
 import { createCaptureWriter } from "../src/capture/capture.js";
 import { detectInput, loadInput, viewerData, ViewerInputError } from "../src/view/data.js";
 import { matrixHtml, scriptJson, viewerHtml } from "../src/view/html.js";

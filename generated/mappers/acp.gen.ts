@@ -36,7 +36,7 @@
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
 // Mapping table mappings/acp.yaml: sha256 26dc4d42d122759ea73e32dab1ab3d65c86da1180f5d6aef92f37424b1e3fbaf
-import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
@@ -1573,6 +1573,124 @@ function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_agent_chunk_empty: Row = { rule: "acp#agent-chunk-empty", line: 260, run: r_agent_chunk_empty };
+const ROW_agent_chunk_outside_turn: Row = { rule: "acp#agent-chunk-outside-turn", line: 286, run: r_agent_chunk_outside_turn };
+const ROW_agent_chunk_replayed: Row = { rule: "acp#agent-chunk-replayed", line: 348, run: r_agent_chunk_replayed };
+const ROW_agent_message_chunk: Row = { rule: "acp#agent-message-chunk", line: 385, run: r_agent_message_chunk };
+const ROW_agent_thought_chunk: Row = { rule: "acp#agent-thought-chunk", line: 426, run: r_agent_thought_chunk };
+const ROW_agent_content_chunk_other: Row = { rule: "acp#agent-content-chunk-other", line: 457, run: r_agent_content_chunk_other };
+const ROW_user_message_chunk_replayed_closes_turn: Row = { rule: "acp#user-message-chunk-replayed-closes-turn", line: 487, run: r_user_message_chunk_replayed_closes_turn };
+const ROW_user_message_chunk_replayed_opens_turn: Row = { rule: "acp#user-message-chunk-replayed-opens-turn", line: 527, run: r_user_message_chunk_replayed_opens_turn };
+const ROW_user_message_chunk_history_marker: Row = { rule: "acp#user-message-chunk-history-marker", line: 572, run: r_user_message_chunk_history_marker };
+const ROW_user_message_chunk_replayed_ends_turn: Row = { rule: "acp#user-message-chunk-replayed-ends-turn", line: 615, run: r_user_message_chunk_replayed_ends_turn };
+const ROW_user_message_chunk_replayed_starts_turn: Row = { rule: "acp#user-message-chunk-replayed-starts-turn", line: 646, run: r_user_message_chunk_replayed_starts_turn };
+const ROW_user_message_chunk: Row = { rule: "acp#user-message-chunk", line: 697, run: r_user_message_chunk };
+const ROW_tool_call_replayed_finished: Row = { rule: "acp#tool-call-replayed-finished", line: 733, run: r_tool_call_replayed_finished };
+const ROW_tool_call_finished: Row = { rule: "acp#tool-call-finished", line: 793, run: r_tool_call_finished };
+const ROW_tool_call: Row = { rule: "acp#tool-call", line: 876, run: r_tool_call };
+const ROW_tool_call_update_completed: Row = { rule: "acp#tool-call-update-completed", line: 948, run: r_tool_call_update_completed };
+const ROW_tool_call_update_failed: Row = { rule: "acp#tool-call-update-failed", line: 1065, run: r_tool_call_update_failed };
+const ROW_tool_call_update: Row = { rule: "acp#tool-call-update", line: 1104, run: r_tool_call_update };
+const ROW_plan: Row = { rule: "acp#plan", line: 1151, run: r_plan };
+const ROW_usage_update: Row = { rule: "acp#usage-update", line: 1167, run: r_usage_update };
+const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1190, run: r_available_commands_update_ends_replay };
+const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1219, run: r_available_commands_update };
+const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1234, run: r_current_mode_update };
+const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1250, run: r_config_option_update };
+const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1265, run: r_session_info_update };
+const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1281, run: r_notice_error };
+const ROW_notice: Row = { rule: "acp#notice", line: 1300, run: r_notice };
+const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1319, run: r_compaction_completed };
+const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1345, run: r_compaction_ended };
+const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1366, run: r_compaction_update };
+const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1391, run: r_compaction_summary_chunk };
+const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1415, run: r_request_permission };
+const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1468, run: r_request_permission_refused };
+const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1507, run: r_request_permission_response };
+const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1536, run: r_elicitation_request };
+const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1564, run: r_elicitation_response };
+const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1589, run: r_agent_request_failed };
+const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1625, run: r_cursor_ask_question };
+const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1657, run: r_cursor_ask_question_answer };
+const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1690, run: r_cursor_create_plan };
+const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1722, run: r_cursor_create_plan_answer };
+const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1744, run: r_cursor_update_todos };
+const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1766, run: r_cursor_task_completed };
+const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1798, run: r_cursor_task };
+const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1827, run: r_cursor_generate_image };
+const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1856, run: r_qwen_prompt_suggestion };
+const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1869, run: r_qwen_mode_update };
+const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1883, run: r_qwen_model_update };
+const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1900, run: r_qwen_drain_queue_answer_items };
+const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 1924, run: r_qwen_drain_queue_answer };
+const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 1950, run: r_extension_notification };
+const ROW_extension_request: Row = { rule: "acp#extension-request", line: 1965, run: r_extension_request };
+const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 1978, run: r_extension_request_answer };
+const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 1994, run: r_client_extension_request };
+const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2007, run: r_client_extension_answer };
+const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2023, run: r_client_extension_notification };
+const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2038, run: r_prompt_ends_replayed_turn };
+const ROW_prompt: Row = { rule: "acp#prompt", line: 2066, run: r_prompt };
+const ROW_load: Row = { rule: "acp#load", line: 2110, run: r_load };
+const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2125, run: r_auth_status_update };
+const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2138, run: r_tool_call_cancel };
+const ROW_cancel: Row = { rule: "acp#cancel", line: 2157, run: r_cancel };
+const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2176, run: r_initialize_response_v2 };
+const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2201, run: r_initialize_response };
+const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2220, run: r_authenticate_failed };
+const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2242, run: r_authenticate_response };
+const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2255, run: r_session_new_response };
+const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2296, run: r_session_fork_response };
+const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2328, run: r_session_set_title_response };
+const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2347, run: r_auth_status_response };
+const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2362, run: r_session_load_response };
+const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2416, run: r_session_load_failed };
+const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2451, run: r_session_close_response };
+const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2469, run: r_set_mode_response };
+const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2487, run: r_set_model_response };
+const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2505, run: r_set_config_option_response };
+const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2522, run: r_prompt_failed };
+const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2550, run: r_prompt_response };
+const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2603, run: r_client_request_unsupported };
+const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2619, run: r_client_request_failed };
+const PICK_NOTIFICATION_SESSION_UPDATE_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
+const PICK_NOTIFICATION_SESSION_UPDATE_2: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_thought_chunk, ROW_agent_content_chunk_other];
+const PICK_NOTIFICATION_SESSION_UPDATE_3: readonly Row[] = [ROW_user_message_chunk_replayed_closes_turn, ROW_user_message_chunk_replayed_opens_turn, ROW_user_message_chunk_history_marker, ROW_user_message_chunk_replayed_ends_turn, ROW_user_message_chunk_replayed_starts_turn, ROW_user_message_chunk];
+const PICK_NOTIFICATION_SESSION_UPDATE_4: readonly Row[] = [ROW_tool_call_replayed_finished, ROW_tool_call_finished, ROW_tool_call];
+const PICK_NOTIFICATION_SESSION_UPDATE_5: readonly Row[] = [ROW_tool_call_update_completed, ROW_tool_call_update_failed, ROW_tool_call_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_6: readonly Row[] = [ROW_plan];
+const PICK_NOTIFICATION_SESSION_UPDATE_7: readonly Row[] = [ROW_usage_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_8: readonly Row[] = [ROW_available_commands_update_ends_replay, ROW_available_commands_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_9: readonly Row[] = [ROW_current_mode_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_10: readonly Row[] = [ROW_config_option_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_11: readonly Row[] = [ROW_session_info_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_12: readonly Row[] = [ROW_notice_error, ROW_notice];
+const PICK_NOTIFICATION_SESSION_UPDATE_13: readonly Row[] = [ROW_compaction_completed, ROW_compaction_ended, ROW_compaction_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_14: readonly Row[] = [ROW_compaction_summary_chunk];
+const PICK_NOTIFICATION_SESSION_UPDATE_OTHER: readonly Row[] = [];
+
+/** notification "session/update": the rows that can match a message, by m.params?.update?.sessionUpdate. */
+function pick_notification_session_update(m: Parameters<typeof r_agent_chunk_empty>[0]): readonly Row[] {
+  switch (m.params?.update?.sessionUpdate) {
+    case "agent_message_chunk": return PICK_NOTIFICATION_SESSION_UPDATE_1;
+    case "agent_thought_chunk": return PICK_NOTIFICATION_SESSION_UPDATE_2;
+    case "user_message_chunk": return PICK_NOTIFICATION_SESSION_UPDATE_3;
+    case "tool_call": return PICK_NOTIFICATION_SESSION_UPDATE_4;
+    case "tool_call_update": return PICK_NOTIFICATION_SESSION_UPDATE_5;
+    case "plan": return PICK_NOTIFICATION_SESSION_UPDATE_6;
+    case "usage_update": return PICK_NOTIFICATION_SESSION_UPDATE_7;
+    case "available_commands_update": return PICK_NOTIFICATION_SESSION_UPDATE_8;
+    case "current_mode_update": return PICK_NOTIFICATION_SESSION_UPDATE_9;
+    case "config_option_update": return PICK_NOTIFICATION_SESSION_UPDATE_10;
+    case "session_info_update": return PICK_NOTIFICATION_SESSION_UPDATE_11;
+    case "notice": return PICK_NOTIFICATION_SESSION_UPDATE_12;
+    case "compaction_update": return PICK_NOTIFICATION_SESSION_UPDATE_13;
+    case "compaction_summary_chunk": return PICK_NOTIFICATION_SESSION_UPDATE_14;
+    default: return PICK_NOTIFICATION_SESSION_UPDATE_OTHER;
+  }
+}
+
 /** The provider session a message belongs to (mappings/acp.yaml:118). */
 function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
   return { key: firstId(m?.params?.sessionId, m?.result?.sessionId) };
@@ -1595,247 +1713,85 @@ export const table: SurfaceTable = {
   },
   rows: {
     notification: {
-      "session/update": [
-        { rule: "acp#agent-chunk-empty", line: 260, run: r_agent_chunk_empty },
-        { rule: "acp#agent-chunk-outside-turn", line: 286, run: r_agent_chunk_outside_turn },
-        { rule: "acp#agent-chunk-replayed", line: 348, run: r_agent_chunk_replayed },
-        { rule: "acp#agent-message-chunk", line: 385, run: r_agent_message_chunk },
-        { rule: "acp#agent-thought-chunk", line: 426, run: r_agent_thought_chunk },
-        { rule: "acp#agent-content-chunk-other", line: 457, run: r_agent_content_chunk_other },
-        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 487, run: r_user_message_chunk_replayed_closes_turn },
-        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 527, run: r_user_message_chunk_replayed_opens_turn },
-        { rule: "acp#user-message-chunk-history-marker", line: 572, run: r_user_message_chunk_history_marker },
-        { rule: "acp#user-message-chunk-replayed-ends-turn", line: 615, run: r_user_message_chunk_replayed_ends_turn },
-        { rule: "acp#user-message-chunk-replayed-starts-turn", line: 646, run: r_user_message_chunk_replayed_starts_turn },
-        { rule: "acp#user-message-chunk", line: 697, run: r_user_message_chunk },
-        { rule: "acp#tool-call-replayed-finished", line: 733, run: r_tool_call_replayed_finished },
-        { rule: "acp#tool-call-finished", line: 793, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 876, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 948, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 1065, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 1104, run: r_tool_call_update },
-        { rule: "acp#plan", line: 1151, run: r_plan },
-        { rule: "acp#usage-update", line: 1167, run: r_usage_update },
-        { rule: "acp#available-commands-update-ends-replay", line: 1190, run: r_available_commands_update_ends_replay },
-        { rule: "acp#available-commands-update", line: 1219, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 1234, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 1250, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 1265, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 1281, run: r_notice_error },
-        { rule: "acp#notice", line: 1300, run: r_notice },
-        { rule: "acp#compaction-completed", line: 1319, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 1345, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 1366, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 1391, run: r_compaction_summary_chunk },
-      ],
-      "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1744, run: r_cursor_update_todos },
-      ],
-      "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1766, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1798, run: r_cursor_task },
-      ],
-      "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1827, run: r_cursor_generate_image },
-      ],
-      "qwen/notify/session/prompt-suggestion": [
-        { rule: "acp#qwen-prompt-suggestion", line: 1856, run: r_qwen_prompt_suggestion },
-      ],
-      "qwen/notify/session/mode-update": [
-        { rule: "acp#qwen-mode-update", line: 1869, run: r_qwen_mode_update },
-      ],
-      "qwen/notify/session/model-update": [
-        { rule: "acp#qwen-model-update", line: 1883, run: r_qwen_model_update },
-      ],
-      "cursor/*": [
-        { rule: "acp#extension-notification", line: 1950, run: r_extension_notification },
-      ],
-      "qwen/*": [
-        { rule: "acp#extension-notification", line: 1950, run: r_extension_notification },
-      ],
-      "craft/*": [
-        { rule: "acp#extension-notification", line: 1950, run: r_extension_notification },
-      ],
-      "_*": [
-        { rule: "acp#extension-notification", line: 1950, run: r_extension_notification },
-      ],
-      "auth/status_update": [
-        { rule: "acp#auth-status-update", line: 2125, run: r_auth_status_update },
-      ],
+      "session/update": [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_thought_chunk, ROW_agent_content_chunk_other, ROW_user_message_chunk_replayed_closes_turn, ROW_user_message_chunk_replayed_opens_turn, ROW_user_message_chunk_history_marker, ROW_user_message_chunk_replayed_ends_turn, ROW_user_message_chunk_replayed_starts_turn, ROW_user_message_chunk, ROW_tool_call_replayed_finished, ROW_tool_call_finished, ROW_tool_call, ROW_tool_call_update_completed, ROW_tool_call_update_failed, ROW_tool_call_update, ROW_plan, ROW_usage_update, ROW_available_commands_update_ends_replay, ROW_available_commands_update, ROW_current_mode_update, ROW_config_option_update, ROW_session_info_update, ROW_notice_error, ROW_notice, ROW_compaction_completed, ROW_compaction_ended, ROW_compaction_update, ROW_compaction_summary_chunk],
+      "cursor/update_todos": [ROW_cursor_update_todos],
+      "cursor/task": [ROW_cursor_task_completed, ROW_cursor_task],
+      "cursor/generate_image": [ROW_cursor_generate_image],
+      "qwen/notify/session/prompt-suggestion": [ROW_qwen_prompt_suggestion],
+      "qwen/notify/session/mode-update": [ROW_qwen_mode_update],
+      "qwen/notify/session/model-update": [ROW_qwen_model_update],
+      "cursor/*": [ROW_extension_notification],
+      "qwen/*": [ROW_extension_notification],
+      "craft/*": [ROW_extension_notification],
+      "_*": [ROW_extension_notification],
+      "auth/status_update": [ROW_auth_status_update],
     },
     request: {
-      "session/request_permission": [
-        { rule: "acp#request-permission", line: 1415, run: r_request_permission },
-      ],
-      "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 1536, run: r_elicitation_request },
-      ],
-      "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 1625, run: r_cursor_ask_question },
-      ],
-      "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1690, run: r_cursor_create_plan },
-      ],
-      "cursor/*": [
-        { rule: "acp#extension-request", line: 1965, run: r_extension_request },
-      ],
-      "qwen/*": [
-        { rule: "acp#extension-request", line: 1965, run: r_extension_request },
-      ],
-      "craft/*": [
-        { rule: "acp#extension-request", line: 1965, run: r_extension_request },
-      ],
-      "_*": [
-        { rule: "acp#extension-request", line: 1965, run: r_extension_request },
-      ],
+      "session/request_permission": [ROW_request_permission],
+      "elicitation/create": [ROW_elicitation_request],
+      "cursor/ask_question": [ROW_cursor_ask_question],
+      "cursor/create_plan": [ROW_cursor_create_plan],
+      "cursor/*": [ROW_extension_request],
+      "qwen/*": [ROW_extension_request],
+      "craft/*": [ROW_extension_request],
+      "_*": [ROW_extension_request],
     },
     response: {
-      "session/request_permission": [
-        { rule: "acp#request-permission-refused", line: 1468, run: r_request_permission_refused },
-        { rule: "acp#request-permission-response", line: 1507, run: r_request_permission_response },
-      ],
-      "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 1564, run: r_elicitation_response },
-      ],
-      "*": [
-        { rule: "acp#agent-request-failed", line: 1589, run: r_agent_request_failed },
-      ],
-      "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1657, run: r_cursor_ask_question_answer },
-      ],
-      "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1722, run: r_cursor_create_plan_answer },
-      ],
-      "craft/drainMidTurnQueue": [
-        { rule: "acp#qwen-drain-queue-answer-items", line: 1900, run: r_qwen_drain_queue_answer_items },
-        { rule: "acp#qwen-drain-queue-answer", line: 1924, run: r_qwen_drain_queue_answer },
-      ],
-      "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1978, run: r_extension_request_answer },
-      ],
-      "qwen/*": [
-        { rule: "acp#extension-request-answer", line: 1978, run: r_extension_request_answer },
-      ],
-      "craft/*": [
-        { rule: "acp#extension-request-answer", line: 1978, run: r_extension_request_answer },
-      ],
-      "_*": [
-        { rule: "acp#extension-request-answer", line: 1978, run: r_extension_request_answer },
-      ],
+      "session/request_permission": [ROW_request_permission_refused, ROW_request_permission_response],
+      "elicitation/create": [ROW_elicitation_response],
+      "*": [ROW_agent_request_failed],
+      "cursor/ask_question": [ROW_cursor_ask_question_answer],
+      "cursor/create_plan": [ROW_cursor_create_plan_answer],
+      "craft/drainMidTurnQueue": [ROW_qwen_drain_queue_answer_items, ROW_qwen_drain_queue_answer],
+      "cursor/*": [ROW_extension_request_answer],
+      "qwen/*": [ROW_extension_request_answer],
+      "craft/*": [ROW_extension_request_answer],
+      "_*": [ROW_extension_request_answer],
     },
     clientRequest: {
-      "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1994, run: r_client_extension_request },
-      ],
-      "qwen/*": [
-        { rule: "acp#client-extension-request", line: 1994, run: r_client_extension_request },
-      ],
-      "craft/*": [
-        { rule: "acp#client-extension-request", line: 1994, run: r_client_extension_request },
-      ],
-      "_*": [
-        { rule: "acp#client-extension-request", line: 1994, run: r_client_extension_request },
-      ],
-      "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 2038, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 2066, run: r_prompt },
-      ],
-      "session/load": [
-        { rule: "acp#load", line: 2110, run: r_load },
-      ],
-      "tool_call/cancel": [
-        { rule: "acp#tool-call-cancel", line: 2138, run: r_tool_call_cancel },
-      ],
-      "terminal/cancel": [
-        { rule: "acp#tool-call-cancel", line: 2138, run: r_tool_call_cancel },
-      ],
+      "cursor/*": [ROW_client_extension_request],
+      "qwen/*": [ROW_client_extension_request],
+      "craft/*": [ROW_client_extension_request],
+      "_*": [ROW_client_extension_request],
+      "session/prompt": [ROW_prompt_ends_replayed_turn, ROW_prompt],
+      "session/load": [ROW_load],
+      "tool_call/cancel": [ROW_tool_call_cancel],
+      "terminal/cancel": [ROW_tool_call_cancel],
     },
     clientResponse: {
-      "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 2007, run: r_client_extension_answer },
-      ],
-      "qwen/*": [
-        { rule: "acp#client-extension-answer", line: 2007, run: r_client_extension_answer },
-      ],
-      "craft/*": [
-        { rule: "acp#client-extension-answer", line: 2007, run: r_client_extension_answer },
-      ],
-      "_*": [
-        { rule: "acp#client-extension-answer", line: 2007, run: r_client_extension_answer },
-      ],
-      "initialize": [
-        { rule: "acp#initialize-response-v2", line: 2176, run: r_initialize_response_v2 },
-        { rule: "acp#initialize-response", line: 2201, run: r_initialize_response },
-      ],
-      "authenticate": [
-        { rule: "acp#authenticate-failed", line: 2220, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 2242, run: r_authenticate_response },
-      ],
-      "auth/login": [
-        { rule: "acp#authenticate-failed", line: 2220, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 2242, run: r_authenticate_response },
-      ],
-      "session/new": [
-        { rule: "acp#session-new-response", line: 2255, run: r_session_new_response },
-      ],
-      "session/fork": [
-        { rule: "acp#session-fork-response", line: 2296, run: r_session_fork_response },
-      ],
-      "session/set_title": [
-        { rule: "acp#session-set-title-response", line: 2328, run: r_session_set_title_response },
-      ],
-      "auth/status": [
-        { rule: "acp#auth-status-response", line: 2347, run: r_auth_status_response },
-      ],
-      "session/load": [
-        { rule: "acp#session-load-response", line: 2362, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 2416, run: r_session_load_failed },
-      ],
-      "session/resume": [
-        { rule: "acp#session-load-response", line: 2362, run: r_session_load_response },
-      ],
-      "session/close": [
-        { rule: "acp#session-close-response", line: 2451, run: r_session_close_response },
-      ],
-      "session/delete": [
-        { rule: "acp#session-close-response", line: 2451, run: r_session_close_response },
-      ],
-      "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2469, run: r_set_mode_response },
-      ],
-      "session/set_model": [
-        { rule: "acp#set-model-response", line: 2487, run: r_set_model_response },
-      ],
-      "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2505, run: r_set_config_option_response },
-      ],
-      "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2522, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2550, run: r_prompt_response },
-      ],
-      "*": [
-        { rule: "acp#client-request-unsupported", line: 2603, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2619, run: r_client_request_failed },
-      ],
+      "cursor/*": [ROW_client_extension_answer],
+      "qwen/*": [ROW_client_extension_answer],
+      "craft/*": [ROW_client_extension_answer],
+      "_*": [ROW_client_extension_answer],
+      "initialize": [ROW_initialize_response_v2, ROW_initialize_response],
+      "authenticate": [ROW_authenticate_failed, ROW_authenticate_response],
+      "auth/login": [ROW_authenticate_failed, ROW_authenticate_response],
+      "session/new": [ROW_session_new_response],
+      "session/fork": [ROW_session_fork_response],
+      "session/set_title": [ROW_session_set_title_response],
+      "auth/status": [ROW_auth_status_response],
+      "session/load": [ROW_session_load_response, ROW_session_load_failed],
+      "session/resume": [ROW_session_load_response],
+      "session/close": [ROW_session_close_response],
+      "session/delete": [ROW_session_close_response],
+      "session/set_mode": [ROW_set_mode_response],
+      "session/set_model": [ROW_set_model_response],
+      "session/set_config_option": [ROW_set_config_option_response],
+      "session/prompt": [ROW_prompt_failed, ROW_prompt_response],
+      "*": [ROW_client_request_unsupported, ROW_client_request_failed],
     },
     clientNotification: {
-      "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 2023, run: r_client_extension_notification },
-      ],
-      "qwen/*": [
-        { rule: "acp#client-extension-notification", line: 2023, run: r_client_extension_notification },
-      ],
-      "craft/*": [
-        { rule: "acp#client-extension-notification", line: 2023, run: r_client_extension_notification },
-      ],
-      "_*": [
-        { rule: "acp#client-extension-notification", line: 2023, run: r_client_extension_notification },
-      ],
-      "session/cancel": [
-        { rule: "acp#cancel", line: 2157, run: r_cancel },
-      ],
+      "cursor/*": [ROW_client_extension_notification],
+      "qwen/*": [ROW_client_extension_notification],
+      "craft/*": [ROW_client_extension_notification],
+      "_*": [ROW_client_extension_notification],
+      "session/cancel": [ROW_cancel],
     },
   },
+  picks: {
+    notification: { "session/update": pick_notification_session_update },
+  },
+  snapshots: false,
   ignored: {
     notification: {
       "elicitation/complete": "acp#ignored-notification-1",

@@ -10,7 +10,7 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 // Mapping table mappings/claude-permission.yaml: sha256 281bc52c3d6777c55c6d2732565a781d69d09450f80f4dc14b423bb6f6b4d985
-import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-permission.gen.js";
 
@@ -77,6 +77,31 @@ function r_control_cancel(m: View<Member<WireMessage, "type", "control_cancel_re
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_request: Row = { rule: "claude-permission#request", line: 40, run: r_request };
+const ROW_allow: Row = { rule: "claude-permission#allow", line: 50, run: r_allow };
+const ROW_deny: Row = { rule: "claude-permission#deny", line: 61, run: r_deny };
+const ROW_control_request: Row = { rule: "claude-permission#control-request", line: 72, run: r_control_request };
+const ROW_control_elicitation: Row = { rule: "claude-permission#control-elicitation", line: 86, versions: ["0.3.337","0.3.333","0.2.141"], run: r_control_elicitation };
+const ROW_control_user_dialog: Row = { rule: "claude-permission#control-user-dialog", line: 100, versions: ["0.3.337","0.3.333","0.2.141"], run: r_control_user_dialog };
+const ROW_control_command: Row = { rule: "claude-permission#control-command", line: 122, run: r_control_command };
+const ROW_control_response: Row = { rule: "claude-permission#control-response", line: 134, run: r_control_response };
+const ROW_control_cancel: Row = { rule: "claude-permission#control-cancel", line: 145, run: r_control_cancel };
+const PICK_WIRE_CONTROL_REQUEST_1: readonly Row[] = [ROW_control_request, ROW_control_command];
+const PICK_WIRE_CONTROL_REQUEST_2: readonly Row[] = [ROW_control_elicitation, ROW_control_command];
+const PICK_WIRE_CONTROL_REQUEST_3: readonly Row[] = [ROW_control_user_dialog, ROW_control_command];
+const PICK_WIRE_CONTROL_REQUEST_OTHER: readonly Row[] = [ROW_control_command];
+
+/** wire "control_request": the rows that can match a message, by m?.request?.subtype. */
+function pick_wire_control_request(m: Parameters<typeof r_control_request>[0]): readonly Row[] {
+  switch (m?.request?.subtype) {
+    case "can_use_tool": return PICK_WIRE_CONTROL_REQUEST_1;
+    case "elicitation": return PICK_WIRE_CONTROL_REQUEST_2;
+    case "request_user_dialog": return PICK_WIRE_CONTROL_REQUEST_3;
+    default: return PICK_WIRE_CONTROL_REQUEST_OTHER;
+  }
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/claude-permission.yaml:28 — input wrapper "permission-request"
@@ -99,33 +124,22 @@ export const table: SurfaceTable = {
   sources: { permissionResult: "claude.sdk.permission", wire: "claude.sdk.permission", permissionRequest: "claude.sdk.permission" },
   rows: {
     permissionRequest: {
-      "request": [
-        { rule: "claude-permission#request", line: 40, run: r_request },
-      ],
+      "request": [ROW_request],
     },
     permissionResult: {
-      "allow": [
-        { rule: "claude-permission#allow", line: 50, run: r_allow },
-      ],
-      "deny": [
-        { rule: "claude-permission#deny", line: 61, run: r_deny },
-      ],
+      "allow": [ROW_allow],
+      "deny": [ROW_deny],
     },
     wire: {
-      "control_request": [
-        { rule: "claude-permission#control-request", line: 72, run: r_control_request },
-        { rule: "claude-permission#control-elicitation", line: 86, versions: ["0.3.337","0.3.333","0.2.141"], run: r_control_elicitation },
-        { rule: "claude-permission#control-user-dialog", line: 100, versions: ["0.3.337","0.3.333","0.2.141"], run: r_control_user_dialog },
-        { rule: "claude-permission#control-command", line: 122, run: r_control_command },
-      ],
-      "control_response": [
-        { rule: "claude-permission#control-response", line: 134, run: r_control_response },
-      ],
-      "control_cancel_request": [
-        { rule: "claude-permission#control-cancel", line: 145, run: r_control_cancel },
-      ],
+      "control_request": [ROW_control_request, ROW_control_elicitation, ROW_control_user_dialog, ROW_control_command],
+      "control_response": [ROW_control_response],
+      "control_cancel_request": [ROW_control_cancel],
     },
   },
+  picks: {
+    wire: { "control_request": pick_wire_control_request },
+  },
+  snapshots: false,
   ignored: {
     wire: {
       "keep_alive": "claude-permission#ignored-wire-1",

@@ -14,7 +14,7 @@
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
 // Mapping table mappings/claude-sdk.yaml: sha256 c508a259403cc5f190f85bc8a7a212cb949bece1349c1ab3db4e2c481ffcf125
-import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
@@ -1816,6 +1816,253 @@ function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_reque
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_system_init: Row = { rule: "claude-sdk#system-init", line: 368, run: r_system_init };
+const ROW_system_status: Row = { rule: "claude-sdk#system-status", line: 415, run: r_system_status };
+const ROW_system_compact_boundary: Row = { rule: "claude-sdk#system-compact-boundary", line: 432, run: r_system_compact_boundary };
+const ROW_system_hook_started: Row = { rule: "claude-sdk#system-hook-started", line: 447, run: r_system_hook_started };
+const ROW_system_hook_progress: Row = { rule: "claude-sdk#system-hook-progress", line: 458, run: r_system_hook_progress };
+const ROW_system_hook_response: Row = { rule: "claude-sdk#system-hook-response", line: 469, run: r_system_hook_response };
+const ROW_system_task_started_unflagged: Row = { rule: "claude-sdk#system-task-started-unflagged", line: 487, versions: ["0.2.141"], run: r_system_task_started_unflagged };
+const ROW_system_task_started: Row = { rule: "claude-sdk#system-task-started", line: 508, run: r_system_task_started };
+const ROW_system_task_progress: Row = { rule: "claude-sdk#system-task-progress", line: 527, run: r_system_task_progress };
+const ROW_system_task_notification_unfinished: Row = { rule: "claude-sdk#system-task-notification-unfinished", line: 545, versions: ["0.3.337"], run: r_system_task_notification_unfinished };
+const ROW_system_task_notification: Row = { rule: "claude-sdk#system-task-notification", line: 567, run: r_system_task_notification };
+const ROW_system_files_persisted: Row = { rule: "claude-sdk#system-files-persisted", line: 590, run: r_system_files_persisted };
+const ROW_system_api_retry: Row = { rule: "claude-sdk#system-api-retry", line: 605, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_api_retry };
+const ROW_system_session_state_changed: Row = { rule: "claude-sdk#system-session-state-changed", line: 621, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_session_state_changed };
+const ROW_system_permission_denied: Row = { rule: "claude-sdk#system-permission-denied", line: 640, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_permission_denied };
+const ROW_system_model_refusal_fallback: Row = { rule: "claude-sdk#system-model-refusal-fallback", line: 667, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback };
+const ROW_system_model_refusal_no_fallback: Row = { rule: "claude-sdk#system-model-refusal-no-fallback", line: 689, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback };
+const ROW_system_informational: Row = { rule: "claude-sdk#system-informational", line: 704, versions: ["0.3.337","0.3.333"], run: r_system_informational };
+const ROW_system_notification: Row = { rule: "claude-sdk#system-notification", line: 718, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_notification };
+const ROW_system_worker_shutting_down: Row = { rule: "claude-sdk#system-worker-shutting-down", line: 732, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down };
+const ROW_system_session_writes_lost: Row = { rule: "claude-sdk#system-session-writes-lost", line: 744, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost };
+const ROW_system_mirror_error: Row = { rule: "claude-sdk#system-mirror-error", line: 759, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_mirror_error };
+const ROW_system_local_command_output: Row = { rule: "claude-sdk#system-local-command-output", line: 774, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command_output };
+const ROW_system_task_updated_end: Row = { rule: "claude-sdk#system-task-updated-end", line: 792, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated_end };
+const ROW_system_task_updated: Row = { rule: "claude-sdk#system-task-updated", line: 810, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated };
+const ROW_system_background_tasks_changed: Row = { rule: "claude-sdk#system-background-tasks-changed", line: 829, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed };
+const ROW_system_commands_changed: Row = { rule: "claude-sdk#system-commands-changed", line: 844, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed };
+const ROW_system_plugin_install: Row = { rule: "claude-sdk#system-plugin-install", line: 859, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_plugin_install };
+const ROW_system_memory_recall: Row = { rule: "claude-sdk#system-memory-recall", line: 884, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_memory_recall };
+const ROW_system_control_request_progress: Row = { rule: "claude-sdk#system-control-request-progress", line: 898, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress };
+const ROW_system_summary: Row = { rule: "claude-sdk#system-summary", line: 913, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_summary };
+const ROW_conversation_reset: Row = { rule: "claude-sdk#conversation-reset", line: 930, versions: ["0.3.337","0.3.333"], run: r_conversation_reset };
+const ROW_active_goal: Row = { rule: "claude-sdk#active-goal", line: 951, versions: ["0.3.337","0.3.333"], run: r_active_goal };
+const ROW_autocompact_state: Row = { rule: "claude-sdk#autocompact-state", line: 966, versions: ["0.3.337","0.3.333"], run: r_autocompact_state };
+const ROW_result_success: Row = { rule: "claude-sdk#result-success", line: 981, run: r_result_success };
+const ROW_result_auto_mode_unchecked: Row = { rule: "claude-sdk#result-auto-mode-unchecked", line: 1019, versions: ["0.3.337"], run: r_result_auto_mode_unchecked };
+const ROW_result_success_error: Row = { rule: "claude-sdk#result-success-error", line: 1059, run: r_result_success_error };
+const ROW_result_aborted: Row = { rule: "claude-sdk#result-aborted", line: 1092, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted };
+const ROW_result_error_during_execution: Row = { rule: "claude-sdk#result-error-during-execution", line: 1118, run: r_result_error_during_execution };
+const ROW_result_error: Row = { rule: "claude-sdk#result-error", line: 1163, run: r_result_error };
+const ROW_user_replay: Row = { rule: "claude-sdk#user-replay", line: 1204, run: r_user_replay };
+const ROW_user_tool_results: Row = { rule: "claude-sdk#user-tool-results", line: 1228, run: r_user_tool_results };
+const ROW_user_tool_result_background: Row = { rule: "claude-sdk#user-tool-result-background", line: 1249, run: r_user_tool_result_background };
+const ROW_user_tool_result: Row = { rule: "claude-sdk#user-tool-result", line: 1282, run: r_user_tool_result };
+const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1362, run: r_user_compact_summary };
+const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1384, run: r_user_message };
+const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1420, run: r_assistant_after_abandoned_stream };
+const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1483, run: r_assistant_blocks };
+const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1504, run: r_assistant_text };
+const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1547, run: r_assistant_thinking };
+const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1592, run: r_assistant_tool_use };
+const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1650, run: r_assistant_server_tool_result };
+const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1672, run: r_assistant_other };
+const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1694, run: r_stream_message_start };
+const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1728, run: r_stream_message_delta };
+const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1747, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
+const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1776, run: r_stream_message_stop };
+const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1794, run: r_stream_block_start_tool };
+const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1825, run: r_stream_block_start_tool_result };
+const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 1843, run: r_stream_block_start };
+const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 1866, run: r_stream_text_delta };
+const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 1883, run: r_stream_thinking_delta };
+const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 1903, run: r_stream_input_json_delta_empty };
+const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 1913, run: r_stream_input_json_delta };
+const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 1947, run: r_stream_other_delta };
+const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 1978, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
+const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 1998, run: r_stream_block_stop };
+const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2029, run: r_tool_progress };
+const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2042, run: r_tool_use_summary };
+const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2052, run: r_auth_status };
+const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2064, run: r_rate_limit_event };
+const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2077, run: r_prompt_suggestion };
+const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2090, run: r_permission_request };
+const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2133, run: r_permission_allow };
+const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2158, run: r_permission_deny_interrupt };
+const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2185, run: r_permission_deny };
+const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2209, run: r_elicitation_request };
+const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2240, run: r_elicitation_result };
+const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2265, run: r_user_dialog_request };
+const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2290, run: r_user_dialog_result };
+const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2315, run: r_answered_elsewhere };
+const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2346, run: r_step_background_completed };
+const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2391, run: r_control_interrupt };
+const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2402, run: r_wire_can_use_tool };
+const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2427, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
+const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2455, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
+const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2483, run: r_wire_interrupt };
+const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2496, run: r_wire_control_command };
+const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2511, run: r_wire_elicitation_answer };
+const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2536, run: r_wire_dialog_answer };
+const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2561, run: r_wire_permission_answer };
+const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2583, run: r_wire_control_error };
+const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2607, run: r_wire_control_result };
+const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2621, run: r_wire_cancel };
+const PICK_MESSAGE_SYSTEM_1: readonly Row[] = [ROW_system_init];
+const PICK_MESSAGE_SYSTEM_2: readonly Row[] = [ROW_system_status];
+const PICK_MESSAGE_SYSTEM_3: readonly Row[] = [ROW_system_compact_boundary];
+const PICK_MESSAGE_SYSTEM_4: readonly Row[] = [ROW_system_hook_started];
+const PICK_MESSAGE_SYSTEM_5: readonly Row[] = [ROW_system_hook_progress];
+const PICK_MESSAGE_SYSTEM_6: readonly Row[] = [ROW_system_hook_response];
+const PICK_MESSAGE_SYSTEM_7: readonly Row[] = [ROW_system_task_started_unflagged, ROW_system_task_started];
+const PICK_MESSAGE_SYSTEM_8: readonly Row[] = [ROW_system_task_progress];
+const PICK_MESSAGE_SYSTEM_9: readonly Row[] = [ROW_system_task_notification_unfinished, ROW_system_task_notification];
+const PICK_MESSAGE_SYSTEM_10: readonly Row[] = [ROW_system_files_persisted];
+const PICK_MESSAGE_SYSTEM_11: readonly Row[] = [ROW_system_api_retry];
+const PICK_MESSAGE_SYSTEM_12: readonly Row[] = [ROW_system_session_state_changed];
+const PICK_MESSAGE_SYSTEM_13: readonly Row[] = [ROW_system_permission_denied];
+const PICK_MESSAGE_SYSTEM_14: readonly Row[] = [ROW_system_model_refusal_fallback];
+const PICK_MESSAGE_SYSTEM_15: readonly Row[] = [ROW_system_model_refusal_no_fallback];
+const PICK_MESSAGE_SYSTEM_16: readonly Row[] = [ROW_system_informational];
+const PICK_MESSAGE_SYSTEM_17: readonly Row[] = [ROW_system_notification];
+const PICK_MESSAGE_SYSTEM_18: readonly Row[] = [ROW_system_worker_shutting_down];
+const PICK_MESSAGE_SYSTEM_19: readonly Row[] = [ROW_system_session_writes_lost];
+const PICK_MESSAGE_SYSTEM_20: readonly Row[] = [ROW_system_mirror_error];
+const PICK_MESSAGE_SYSTEM_21: readonly Row[] = [ROW_system_local_command_output];
+const PICK_MESSAGE_SYSTEM_22: readonly Row[] = [ROW_system_task_updated_end, ROW_system_task_updated];
+const PICK_MESSAGE_SYSTEM_23: readonly Row[] = [ROW_system_background_tasks_changed];
+const PICK_MESSAGE_SYSTEM_24: readonly Row[] = [ROW_system_commands_changed];
+const PICK_MESSAGE_SYSTEM_25: readonly Row[] = [ROW_system_plugin_install];
+const PICK_MESSAGE_SYSTEM_26: readonly Row[] = [ROW_system_memory_recall];
+const PICK_MESSAGE_SYSTEM_27: readonly Row[] = [ROW_system_control_request_progress];
+const PICK_MESSAGE_SYSTEM_28: readonly Row[] = [ROW_system_summary];
+const PICK_MESSAGE_SYSTEM_29: readonly Row[] = [ROW_system_summary];
+const PICK_MESSAGE_SYSTEM_30: readonly Row[] = [ROW_system_summary];
+const PICK_MESSAGE_SYSTEM_OTHER: readonly Row[] = [];
+
+/** message "system": the rows that can match a message, by m.subtype. */
+function pick_message_system(m: Parameters<typeof r_system_init>[0]): readonly Row[] {
+  switch (m.subtype) {
+    case "init": return PICK_MESSAGE_SYSTEM_1;
+    case "status": return PICK_MESSAGE_SYSTEM_2;
+    case "compact_boundary": return PICK_MESSAGE_SYSTEM_3;
+    case "hook_started": return PICK_MESSAGE_SYSTEM_4;
+    case "hook_progress": return PICK_MESSAGE_SYSTEM_5;
+    case "hook_response": return PICK_MESSAGE_SYSTEM_6;
+    case "task_started": return PICK_MESSAGE_SYSTEM_7;
+    case "task_progress": return PICK_MESSAGE_SYSTEM_8;
+    case "task_notification": return PICK_MESSAGE_SYSTEM_9;
+    case "files_persisted": return PICK_MESSAGE_SYSTEM_10;
+    case "api_retry": return PICK_MESSAGE_SYSTEM_11;
+    case "session_state_changed": return PICK_MESSAGE_SYSTEM_12;
+    case "permission_denied": return PICK_MESSAGE_SYSTEM_13;
+    case "model_refusal_fallback": return PICK_MESSAGE_SYSTEM_14;
+    case "model_refusal_no_fallback": return PICK_MESSAGE_SYSTEM_15;
+    case "informational": return PICK_MESSAGE_SYSTEM_16;
+    case "notification": return PICK_MESSAGE_SYSTEM_17;
+    case "worker_shutting_down": return PICK_MESSAGE_SYSTEM_18;
+    case "session_writes_lost": return PICK_MESSAGE_SYSTEM_19;
+    case "mirror_error": return PICK_MESSAGE_SYSTEM_20;
+    case "local_command_output": return PICK_MESSAGE_SYSTEM_21;
+    case "task_updated": return PICK_MESSAGE_SYSTEM_22;
+    case "background_tasks_changed": return PICK_MESSAGE_SYSTEM_23;
+    case "commands_changed": return PICK_MESSAGE_SYSTEM_24;
+    case "plugin_install": return PICK_MESSAGE_SYSTEM_25;
+    case "memory_recall": return PICK_MESSAGE_SYSTEM_26;
+    case "control_request_progress": return PICK_MESSAGE_SYSTEM_27;
+    case "post_turn_summary": return PICK_MESSAGE_SYSTEM_28;
+    case "task_summary": return PICK_MESSAGE_SYSTEM_29;
+    case "session_metadata": return PICK_MESSAGE_SYSTEM_30;
+    default: return PICK_MESSAGE_SYSTEM_OTHER;
+  }
+}
+
+const PICK_MESSAGE_RESULT_1: readonly Row[] = [ROW_result_success, ROW_result_auto_mode_unchecked, ROW_result_success_error, ROW_result_aborted, ROW_result_error];
+const PICK_MESSAGE_RESULT_2: readonly Row[] = [ROW_result_aborted, ROW_result_error_during_execution, ROW_result_error];
+const PICK_MESSAGE_RESULT_OTHER: readonly Row[] = [ROW_result_aborted, ROW_result_error];
+
+/** message "result": the rows that can match a message, by m.subtype. */
+function pick_message_result(m: Parameters<typeof r_result_success>[0]): readonly Row[] {
+  switch (m.subtype) {
+    case "success": return PICK_MESSAGE_RESULT_1;
+    case "error_during_execution": return PICK_MESSAGE_RESULT_2;
+    default: return PICK_MESSAGE_RESULT_OTHER;
+  }
+}
+
+const PICK_MESSAGE_USER_1: readonly Row[] = [ROW_user_replay, ROW_user_tool_results, ROW_user_tool_result_background, ROW_user_tool_result, ROW_user_compact_summary, ROW_user_message];
+const PICK_MESSAGE_USER_OTHER: readonly Row[] = [ROW_user_replay, ROW_user_compact_summary, ROW_user_message];
+
+/** message "user": the rows that can match a message, by m.message?.content?.[0]?.type. */
+function pick_message_user(m: Parameters<typeof r_user_tool_results>[0]): readonly Row[] {
+  switch (m.message?.content?.[0]?.type) {
+    case "tool_result": return PICK_MESSAGE_USER_1;
+    default: return PICK_MESSAGE_USER_OTHER;
+  }
+}
+
+const PICK_MESSAGE_ASSISTANT_1: readonly Row[] = [ROW_assistant_after_abandoned_stream, ROW_assistant_blocks, ROW_assistant_text, ROW_assistant_server_tool_result, ROW_assistant_other];
+const PICK_MESSAGE_ASSISTANT_2: readonly Row[] = [ROW_assistant_after_abandoned_stream, ROW_assistant_blocks, ROW_assistant_thinking, ROW_assistant_server_tool_result, ROW_assistant_other];
+const PICK_MESSAGE_ASSISTANT_3: readonly Row[] = [ROW_assistant_after_abandoned_stream, ROW_assistant_blocks, ROW_assistant_thinking, ROW_assistant_server_tool_result, ROW_assistant_other];
+const PICK_MESSAGE_ASSISTANT_4: readonly Row[] = [ROW_assistant_after_abandoned_stream, ROW_assistant_blocks, ROW_assistant_tool_use, ROW_assistant_server_tool_result, ROW_assistant_other];
+const PICK_MESSAGE_ASSISTANT_5: readonly Row[] = [ROW_assistant_after_abandoned_stream, ROW_assistant_blocks, ROW_assistant_tool_use, ROW_assistant_server_tool_result, ROW_assistant_other];
+const PICK_MESSAGE_ASSISTANT_6: readonly Row[] = [ROW_assistant_after_abandoned_stream, ROW_assistant_blocks, ROW_assistant_tool_use, ROW_assistant_server_tool_result, ROW_assistant_other];
+const PICK_MESSAGE_ASSISTANT_OTHER: readonly Row[] = [ROW_assistant_after_abandoned_stream, ROW_assistant_blocks, ROW_assistant_server_tool_result, ROW_assistant_other];
+
+/** message "assistant": the rows that can match a message, by m.message?.content?.[0]?.type. */
+function pick_message_assistant(m: Parameters<typeof r_assistant_text>[0]): readonly Row[] {
+  switch (m.message?.content?.[0]?.type) {
+    case "text": return PICK_MESSAGE_ASSISTANT_1;
+    case "thinking": return PICK_MESSAGE_ASSISTANT_2;
+    case "redacted_thinking": return PICK_MESSAGE_ASSISTANT_3;
+    case "tool_use": return PICK_MESSAGE_ASSISTANT_4;
+    case "server_tool_use": return PICK_MESSAGE_ASSISTANT_5;
+    case "mcp_tool_use": return PICK_MESSAGE_ASSISTANT_6;
+    default: return PICK_MESSAGE_ASSISTANT_OTHER;
+  }
+}
+
+const PICK_MESSAGE_STREAM_EVENT_1: readonly Row[] = [ROW_stream_message_start];
+const PICK_MESSAGE_STREAM_EVENT_2: readonly Row[] = [ROW_stream_message_delta];
+const PICK_MESSAGE_STREAM_EVENT_3: readonly Row[] = [ROW_stream_message_stop_abandoned, ROW_stream_message_stop];
+const PICK_MESSAGE_STREAM_EVENT_4: readonly Row[] = [ROW_stream_block_start_tool, ROW_stream_block_start_tool_result, ROW_stream_block_start];
+const PICK_MESSAGE_STREAM_EVENT_5: readonly Row[] = [ROW_stream_text_delta, ROW_stream_thinking_delta, ROW_stream_input_json_delta_empty, ROW_stream_input_json_delta, ROW_stream_other_delta];
+const PICK_MESSAGE_STREAM_EVENT_6: readonly Row[] = [ROW_stream_block_stop_unanswered, ROW_stream_block_stop];
+const PICK_MESSAGE_STREAM_EVENT_OTHER: readonly Row[] = [];
+
+/** message "stream_event": the rows that can match a message, by m.event?.type. */
+function pick_message_stream_event(m: Parameters<typeof r_stream_message_start>[0]): readonly Row[] {
+  switch (m.event?.type) {
+    case "message_start": return PICK_MESSAGE_STREAM_EVENT_1;
+    case "message_delta": return PICK_MESSAGE_STREAM_EVENT_2;
+    case "message_stop": return PICK_MESSAGE_STREAM_EVENT_3;
+    case "content_block_start": return PICK_MESSAGE_STREAM_EVENT_4;
+    case "content_block_delta": return PICK_MESSAGE_STREAM_EVENT_5;
+    case "content_block_stop": return PICK_MESSAGE_STREAM_EVENT_6;
+    default: return PICK_MESSAGE_STREAM_EVENT_OTHER;
+  }
+}
+
+const PICK_WIRE_CONTROL_REQUEST_1: readonly Row[] = [ROW_wire_can_use_tool, ROW_wire_control_command];
+const PICK_WIRE_CONTROL_REQUEST_2: readonly Row[] = [ROW_wire_elicitation, ROW_wire_control_command];
+const PICK_WIRE_CONTROL_REQUEST_3: readonly Row[] = [ROW_wire_user_dialog, ROW_wire_control_command];
+const PICK_WIRE_CONTROL_REQUEST_4: readonly Row[] = [ROW_wire_interrupt, ROW_wire_control_command];
+const PICK_WIRE_CONTROL_REQUEST_OTHER: readonly Row[] = [ROW_wire_control_command];
+
+/** wire "control_request": the rows that can match a message, by m?.request?.subtype. */
+function pick_wire_control_request(m: Parameters<typeof r_wire_can_use_tool>[0]): readonly Row[] {
+  switch (m?.request?.subtype) {
+    case "can_use_tool": return PICK_WIRE_CONTROL_REQUEST_1;
+    case "elicitation": return PICK_WIRE_CONTROL_REQUEST_2;
+    case "request_user_dialog": return PICK_WIRE_CONTROL_REQUEST_3;
+    case "interrupt": return PICK_WIRE_CONTROL_REQUEST_4;
+    default: return PICK_WIRE_CONTROL_REQUEST_OTHER;
+  }
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/claude-sdk.yaml:95 — input wrapper "permission-request-captured"
@@ -1875,183 +2122,62 @@ export const table: SurfaceTable = {
   sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", elicitationRequest: "claude.sdk.permission", elicitationResult: "claude.sdk.permission", userDialogRequest: "claude.sdk.permission", userDialogResult: "claude.sdk.permission", answeredElsewhere: "claude.sdk.permission", control: "claude.sdk.message", step: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {
     message: {
-      "system": [
-        { rule: "claude-sdk#system-init", line: 368, run: r_system_init },
-        { rule: "claude-sdk#system-status", line: 415, run: r_system_status },
-        { rule: "claude-sdk#system-compact-boundary", line: 432, run: r_system_compact_boundary },
-        { rule: "claude-sdk#system-hook-started", line: 447, run: r_system_hook_started },
-        { rule: "claude-sdk#system-hook-progress", line: 458, run: r_system_hook_progress },
-        { rule: "claude-sdk#system-hook-response", line: 469, run: r_system_hook_response },
-        { rule: "claude-sdk#system-task-started-unflagged", line: 487, versions: ["0.2.141"], run: r_system_task_started_unflagged },
-        { rule: "claude-sdk#system-task-started", line: 508, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 527, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification-unfinished", line: 545, versions: ["0.3.337"], run: r_system_task_notification_unfinished },
-        { rule: "claude-sdk#system-task-notification", line: 567, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 590, run: r_system_files_persisted },
-        { rule: "claude-sdk#system-api-retry", line: 605, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_api_retry },
-        { rule: "claude-sdk#system-session-state-changed", line: 621, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_session_state_changed },
-        { rule: "claude-sdk#system-permission-denied", line: 640, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_permission_denied },
-        { rule: "claude-sdk#system-model-refusal-fallback", line: 667, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback },
-        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 689, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback },
-        { rule: "claude-sdk#system-informational", line: 704, versions: ["0.3.337","0.3.333"], run: r_system_informational },
-        { rule: "claude-sdk#system-notification", line: 718, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_notification },
-        { rule: "claude-sdk#system-worker-shutting-down", line: 732, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down },
-        { rule: "claude-sdk#system-session-writes-lost", line: 744, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost },
-        { rule: "claude-sdk#system-mirror-error", line: 759, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_mirror_error },
-        { rule: "claude-sdk#system-local-command-output", line: 774, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command_output },
-        { rule: "claude-sdk#system-task-updated-end", line: 792, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated_end },
-        { rule: "claude-sdk#system-task-updated", line: 810, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated },
-        { rule: "claude-sdk#system-background-tasks-changed", line: 829, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed },
-        { rule: "claude-sdk#system-commands-changed", line: 844, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed },
-        { rule: "claude-sdk#system-plugin-install", line: 859, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_plugin_install },
-        { rule: "claude-sdk#system-memory-recall", line: 884, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_memory_recall },
-        { rule: "claude-sdk#system-control-request-progress", line: 898, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress },
-        { rule: "claude-sdk#system-summary", line: 913, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_summary },
-      ],
-      "conversation_reset": [
-        { rule: "claude-sdk#conversation-reset", line: 930, versions: ["0.3.337","0.3.333"], run: r_conversation_reset },
-      ],
-      "active_goal": [
-        { rule: "claude-sdk#active-goal", line: 951, versions: ["0.3.337","0.3.333"], run: r_active_goal },
-      ],
-      "autocompact_state": [
-        { rule: "claude-sdk#autocompact-state", line: 966, versions: ["0.3.337","0.3.333"], run: r_autocompact_state },
-      ],
-      "result": [
-        { rule: "claude-sdk#result-success", line: 981, run: r_result_success },
-        { rule: "claude-sdk#result-auto-mode-unchecked", line: 1019, versions: ["0.3.337"], run: r_result_auto_mode_unchecked },
-        { rule: "claude-sdk#result-success-error", line: 1059, run: r_result_success_error },
-        { rule: "claude-sdk#result-aborted", line: 1092, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted },
-        { rule: "claude-sdk#result-error-during-execution", line: 1118, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 1163, run: r_result_error },
-      ],
-      "user": [
-        { rule: "claude-sdk#user-replay", line: 1204, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 1228, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result-background", line: 1249, run: r_user_tool_result_background },
-        { rule: "claude-sdk#user-tool-result", line: 1282, run: r_user_tool_result },
-        { rule: "claude-sdk#user-compact-summary", line: 1362, run: r_user_compact_summary },
-        { rule: "claude-sdk#user-message", line: 1384, run: r_user_message },
-      ],
-      "assistant": [
-        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1420, run: r_assistant_after_abandoned_stream },
-        { rule: "claude-sdk#assistant-blocks", line: 1483, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1504, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1547, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1592, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1650, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1672, run: r_assistant_other },
-      ],
-      "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1694, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1728, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1747, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1776, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1794, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1825, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1843, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1866, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1883, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1903, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1913, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1947, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1978, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1998, run: r_stream_block_stop },
-      ],
-      "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 2029, run: r_tool_progress },
-      ],
-      "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 2042, run: r_tool_use_summary },
-      ],
-      "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 2052, run: r_auth_status },
-      ],
-      "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 2064, run: r_rate_limit_event },
-      ],
-      "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 2077, run: r_prompt_suggestion },
-      ],
+      "system": [ROW_system_init, ROW_system_status, ROW_system_compact_boundary, ROW_system_hook_started, ROW_system_hook_progress, ROW_system_hook_response, ROW_system_task_started_unflagged, ROW_system_task_started, ROW_system_task_progress, ROW_system_task_notification_unfinished, ROW_system_task_notification, ROW_system_files_persisted, ROW_system_api_retry, ROW_system_session_state_changed, ROW_system_permission_denied, ROW_system_model_refusal_fallback, ROW_system_model_refusal_no_fallback, ROW_system_informational, ROW_system_notification, ROW_system_worker_shutting_down, ROW_system_session_writes_lost, ROW_system_mirror_error, ROW_system_local_command_output, ROW_system_task_updated_end, ROW_system_task_updated, ROW_system_background_tasks_changed, ROW_system_commands_changed, ROW_system_plugin_install, ROW_system_memory_recall, ROW_system_control_request_progress, ROW_system_summary],
+      "conversation_reset": [ROW_conversation_reset],
+      "active_goal": [ROW_active_goal],
+      "autocompact_state": [ROW_autocompact_state],
+      "result": [ROW_result_success, ROW_result_auto_mode_unchecked, ROW_result_success_error, ROW_result_aborted, ROW_result_error_during_execution, ROW_result_error],
+      "user": [ROW_user_replay, ROW_user_tool_results, ROW_user_tool_result_background, ROW_user_tool_result, ROW_user_compact_summary, ROW_user_message],
+      "assistant": [ROW_assistant_after_abandoned_stream, ROW_assistant_blocks, ROW_assistant_text, ROW_assistant_thinking, ROW_assistant_tool_use, ROW_assistant_server_tool_result, ROW_assistant_other],
+      "stream_event": [ROW_stream_message_start, ROW_stream_message_delta, ROW_stream_message_stop_abandoned, ROW_stream_message_stop, ROW_stream_block_start_tool, ROW_stream_block_start_tool_result, ROW_stream_block_start, ROW_stream_text_delta, ROW_stream_thinking_delta, ROW_stream_input_json_delta_empty, ROW_stream_input_json_delta, ROW_stream_other_delta, ROW_stream_block_stop_unanswered, ROW_stream_block_stop],
+      "tool_progress": [ROW_tool_progress],
+      "tool_use_summary": [ROW_tool_use_summary],
+      "auth_status": [ROW_auth_status],
+      "rate_limit_event": [ROW_rate_limit_event],
+      "prompt_suggestion": [ROW_prompt_suggestion],
     },
     permissionRequest: {
-      "request": [
-        { rule: "claude-sdk#permission-request", line: 2090, run: r_permission_request },
-      ],
+      "request": [ROW_permission_request],
     },
     permissionResult: {
-      "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2133, run: r_permission_allow },
-      ],
-      "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2158, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2185, run: r_permission_deny },
-      ],
+      "allow": [ROW_permission_allow],
+      "deny": [ROW_permission_deny_interrupt, ROW_permission_deny],
     },
     elicitationRequest: {
-      "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2209, run: r_elicitation_request },
-      ],
+      "request": [ROW_elicitation_request],
     },
     elicitationResult: {
-      "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2240, run: r_elicitation_result },
-      ],
-      "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2240, run: r_elicitation_result },
-      ],
-      "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2240, run: r_elicitation_result },
-      ],
+      "accept": [ROW_elicitation_result],
+      "decline": [ROW_elicitation_result],
+      "cancel": [ROW_elicitation_result],
     },
     userDialogRequest: {
-      "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2265, run: r_user_dialog_request },
-      ],
+      "request": [ROW_user_dialog_request],
     },
     userDialogResult: {
-      "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2290, run: r_user_dialog_result },
-      ],
-      "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2290, run: r_user_dialog_result },
-      ],
+      "completed": [ROW_user_dialog_result],
+      "cancelled": [ROW_user_dialog_result],
     },
     answeredElsewhere: {
-      "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2315, run: r_answered_elsewhere },
-      ],
+      "answer": [ROW_answered_elsewhere],
     },
     step: {
-      "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2346, run: r_step_background_completed },
-      ],
+      "background-completed": [ROW_step_background_completed],
     },
     control: {
-      "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2391, run: r_control_interrupt },
-      ],
+      "interrupt": [ROW_control_interrupt],
     },
     wire: {
-      "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2402, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2427, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2455, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2483, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2496, run: r_wire_control_command },
-      ],
-      "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2511, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2536, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2561, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2583, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2607, run: r_wire_control_result },
-      ],
-      "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2621, run: r_wire_cancel },
-      ],
+      "control_request": [ROW_wire_can_use_tool, ROW_wire_elicitation, ROW_wire_user_dialog, ROW_wire_interrupt, ROW_wire_control_command],
+      "control_response": [ROW_wire_elicitation_answer, ROW_wire_dialog_answer, ROW_wire_permission_answer, ROW_wire_control_error, ROW_wire_control_result],
+      "control_cancel_request": [ROW_wire_cancel],
     },
   },
+  picks: {
+    message: { "system": pick_message_system, "result": pick_message_result, "user": pick_message_user, "assistant": pick_message_assistant, "stream_event": pick_message_stream_event },
+    wire: { "control_request": pick_wire_control_request },
+  },
+  snapshots: false,
   ignored: {
     message: {
       "system": "claude-sdk#ignored-message-1",

@@ -6,7 +6,7 @@
 //   f586c49726a33445feaada6ec2ef737b413a8a87b4a08d4917594a02d9212a66  schemas/upstream/claude-agent-sdk/0.3.333/TranscriptLine.json
 //   4ba75dbc878b3012adce954bbcb87ed5f8309f275d2f76c0727a6a5c362737d8  schemas/upstream/claude-agent-sdk/0.3.337/TranscriptLine.json
 // Mapping table mappings/claude-transcript.yaml: sha256 b4ced1ab8dd1cc5b1fa1fa08827cb1dcf114f0548a65c571808e38332bf995f6
-import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
@@ -434,6 +434,100 @@ function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): b
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_step_sdk: Row = { rule: "claude-transcript#step-sdk", line: 97, run: r_step_sdk };
+const ROW_step_local_command_output: Row = { rule: "claude-transcript#step-local-command-output", line: 108, run: r_step_local_command_output };
+const ROW_step_local_command_no_output: Row = { rule: "claude-transcript#step-local-command-no-output", line: 130, run: r_step_local_command_no_output };
+const ROW_step_notice: Row = { rule: "claude-transcript#step-notice", line: 141, run: r_step_notice };
+const ROW_step_turn_started: Row = { rule: "claude-transcript#step-turn-started", line: 157, run: r_step_turn_started };
+const ROW_step_end: Row = { rule: "claude-transcript#step-end", line: 174, run: r_step_end };
+const ROW_step_end_nothing: Row = { rule: "claude-transcript#step-end-nothing", line: 198, run: r_step_end_nothing };
+const ROW_step_turn_completed: Row = { rule: "claude-transcript#step-turn-completed", line: 207, run: r_step_turn_completed };
+const ROW_step_turn_failed: Row = { rule: "claude-transcript#step-turn-failed", line: 225, run: r_step_turn_failed };
+const ROW_step_turn_interrupted: Row = { rule: "claude-transcript#step-turn-interrupted", line: 249, run: r_step_turn_interrupted };
+const ROW_user_sidechain: Row = { rule: "claude-transcript#user-sidechain", line: 269, run: r_user_sidechain };
+const ROW_user_synthetic_note: Row = { rule: "claude-transcript#user-synthetic-note", line: 296, run: r_user_synthetic_note };
+const ROW_user_meta: Row = { rule: "claude-transcript#user-meta", line: 316, run: r_user_meta };
+const ROW_user_tool_result: Row = { rule: "claude-transcript#user-tool-result", line: 327, run: r_user_tool_result };
+const ROW_user_compact_summary: Row = { rule: "claude-transcript#user-compact-summary", line: 345, run: r_user_compact_summary };
+const ROW_user_local_command_output: Row = { rule: "claude-transcript#user-local-command-output", line: 359, run: r_user_local_command_output };
+const ROW_user_interrupted: Row = { rule: "claude-transcript#user-interrupted", line: 376, run: r_user_interrupted };
+const ROW_user_interrupted_string: Row = { rule: "claude-transcript#user-interrupted-string", line: 390, run: r_user_interrupted_string };
+const ROW_user_task_notification: Row = { rule: "claude-transcript#user-task-notification", line: 407, run: r_user_task_notification };
+const ROW_user_prompt: Row = { rule: "claude-transcript#user-prompt", line: 447, run: r_user_prompt };
+const ROW_assistant_sidechain_end: Row = { rule: "claude-transcript#assistant-sidechain-end", line: 499, versions: ["0.3.337","0.3.333"], run: r_assistant_sidechain_end };
+const ROW_assistant_sidechain: Row = { rule: "claude-transcript#assistant-sidechain", line: 525, run: r_assistant_sidechain };
+const ROW_assistant_api_error: Row = { rule: "claude-transcript#assistant-api-error", line: 541, run: r_assistant_api_error };
+const ROW_assistant_task_tool_use: Row = { rule: "claude-transcript#assistant-task-tool-use", line: 558, run: r_assistant_task_tool_use };
+const ROW_assistant_end_turn: Row = { rule: "claude-transcript#assistant-end-turn", line: 577, run: r_assistant_end_turn };
+const ROW_assistant_block: Row = { rule: "claude-transcript#assistant-block", line: 614, run: r_assistant_block };
+const ROW_summary: Row = { rule: "claude-transcript#summary", line: 634, run: r_summary };
+const ROW_system_compact_boundary: Row = { rule: "claude-transcript#system-compact-boundary", line: 648, run: r_system_compact_boundary };
+const ROW_system_api_error: Row = { rule: "claude-transcript#system-api-error", line: 665, versions: ["0.3.337","0.3.333"], run: r_system_api_error };
+const ROW_system_local_command: Row = { rule: "claude-transcript#system-local-command", line: 684, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command };
+const ROW_system_model_refusal: Row = { rule: "claude-transcript#system-model-refusal", line: 710, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal };
+const ROW_system_stop_hook_summary: Row = { rule: "claude-transcript#system-stop-hook-summary", line: 728, versions: ["0.3.337","0.3.333"], run: r_system_stop_hook_summary };
+const ROW_system_prompt_blocked: Row = { rule: "claude-transcript#system-prompt-blocked", line: 759, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_prompt_blocked };
+const ROW_system_other: Row = { rule: "claude-transcript#system-other", line: 799, run: r_system_other };
+const ROW_attachment_hook_blocking_error: Row = { rule: "claude-transcript#attachment-hook-blocking-error", line: 815, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_hook_blocking_error };
+const ROW_attachment_max_turns_reached: Row = { rule: "claude-transcript#attachment-max-turns-reached", line: 836, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_max_turns_reached };
+const ROW_mode: Row = { rule: "claude-transcript#mode", line: 853, versions: ["0.3.337","0.3.333"], run: r_mode };
+const PICK_LINE_USER_1: readonly Row[] = [ROW_user_sidechain, ROW_user_synthetic_note, ROW_user_meta, ROW_user_tool_result, ROW_user_compact_summary, ROW_user_local_command_output, ROW_user_interrupted, ROW_user_interrupted_string, ROW_user_task_notification, ROW_user_prompt];
+const PICK_LINE_USER_OTHER: readonly Row[] = [ROW_user_sidechain, ROW_user_tool_result, ROW_user_compact_summary, ROW_user_local_command_output, ROW_user_interrupted, ROW_user_interrupted_string, ROW_user_task_notification, ROW_user_prompt];
+
+/** line "user": the rows that can match a message, by m.isMeta. */
+function pick_line_user(m: Parameters<typeof r_user_synthetic_note>[0]): readonly Row[] {
+  switch (m.isMeta) {
+    case true: return PICK_LINE_USER_1;
+    default: return PICK_LINE_USER_OTHER;
+  }
+}
+
+const PICK_LINE_ASSISTANT_1: readonly Row[] = [ROW_assistant_sidechain_end, ROW_assistant_sidechain, ROW_assistant_api_error, ROW_assistant_task_tool_use, ROW_assistant_end_turn, ROW_assistant_block];
+const PICK_LINE_ASSISTANT_OTHER: readonly Row[] = [ROW_assistant_api_error, ROW_assistant_task_tool_use, ROW_assistant_end_turn, ROW_assistant_block];
+
+/** line "assistant": the rows that can match a message, by m.isSidechain. */
+function pick_line_assistant(m: Parameters<typeof r_assistant_sidechain_end>[0]): readonly Row[] {
+  switch (m.isSidechain) {
+    case true: return PICK_LINE_ASSISTANT_1;
+    default: return PICK_LINE_ASSISTANT_OTHER;
+  }
+}
+
+const PICK_LINE_SYSTEM_1: readonly Row[] = [ROW_system_compact_boundary, ROW_system_other];
+const PICK_LINE_SYSTEM_2: readonly Row[] = [ROW_system_api_error, ROW_system_other];
+const PICK_LINE_SYSTEM_3: readonly Row[] = [ROW_system_local_command, ROW_system_other];
+const PICK_LINE_SYSTEM_4: readonly Row[] = [ROW_system_model_refusal, ROW_system_other];
+const PICK_LINE_SYSTEM_5: readonly Row[] = [ROW_system_stop_hook_summary, ROW_system_other];
+const PICK_LINE_SYSTEM_6: readonly Row[] = [ROW_system_prompt_blocked, ROW_system_other];
+const PICK_LINE_SYSTEM_OTHER: readonly Row[] = [ROW_system_other];
+
+/** line "system": the rows that can match a message, by m.subtype. */
+function pick_line_system(m: Parameters<typeof r_system_compact_boundary>[0]): readonly Row[] {
+  switch (m.subtype) {
+    case "compact_boundary": return PICK_LINE_SYSTEM_1;
+    case "api_error": return PICK_LINE_SYSTEM_2;
+    case "local_command": return PICK_LINE_SYSTEM_3;
+    case "model_refusal_no_fallback": return PICK_LINE_SYSTEM_4;
+    case "stop_hook_summary": return PICK_LINE_SYSTEM_5;
+    case "informational": return PICK_LINE_SYSTEM_6;
+    default: return PICK_LINE_SYSTEM_OTHER;
+  }
+}
+
+const PICK_LINE_ATTACHMENT_1: readonly Row[] = [ROW_attachment_hook_blocking_error];
+const PICK_LINE_ATTACHMENT_2: readonly Row[] = [ROW_attachment_max_turns_reached];
+const PICK_LINE_ATTACHMENT_OTHER: readonly Row[] = [];
+
+/** line "attachment": the rows that can match a message, by m.attachment?.type. */
+function pick_line_attachment(m: Parameters<typeof r_attachment_hook_blocking_error>[0]): readonly Row[] {
+  switch (m.attachment?.type) {
+    case "hook_blocking_error": return PICK_LINE_ATTACHMENT_1;
+    case "max_turns_reached": return PICK_LINE_ATTACHMENT_2;
+    default: return PICK_LINE_ATTACHMENT_OTHER;
+  }
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/claude-transcript.yaml:68 — input wrapper "capture"
@@ -462,75 +556,28 @@ export const table: SurfaceTable = {
   sources: { line: "claude.sdk.message", notification: "claude.sdk.message" },
   rows: {
     notification: {
-      "sdk": [
-        { rule: "claude-transcript#step-sdk", line: 97, run: r_step_sdk },
-      ],
-      "local-command-output": [
-        { rule: "claude-transcript#step-local-command-output", line: 108, run: r_step_local_command_output },
-        { rule: "claude-transcript#step-local-command-no-output", line: 130, run: r_step_local_command_no_output },
-      ],
-      "notice": [
-        { rule: "claude-transcript#step-notice", line: 141, run: r_step_notice },
-      ],
-      "turn-started": [
-        { rule: "claude-transcript#step-turn-started", line: 157, run: r_step_turn_started },
-      ],
-      "end": [
-        { rule: "claude-transcript#step-end", line: 174, run: r_step_end },
-        { rule: "claude-transcript#step-end-nothing", line: 198, run: r_step_end_nothing },
-      ],
-      "turn-completed": [
-        { rule: "claude-transcript#step-turn-completed", line: 207, run: r_step_turn_completed },
-      ],
-      "turn-failed": [
-        { rule: "claude-transcript#step-turn-failed", line: 225, run: r_step_turn_failed },
-      ],
-      "turn-interrupted": [
-        { rule: "claude-transcript#step-turn-interrupted", line: 249, run: r_step_turn_interrupted },
-      ],
+      "sdk": [ROW_step_sdk],
+      "local-command-output": [ROW_step_local_command_output, ROW_step_local_command_no_output],
+      "notice": [ROW_step_notice],
+      "turn-started": [ROW_step_turn_started],
+      "end": [ROW_step_end, ROW_step_end_nothing],
+      "turn-completed": [ROW_step_turn_completed],
+      "turn-failed": [ROW_step_turn_failed],
+      "turn-interrupted": [ROW_step_turn_interrupted],
     },
     line: {
-      "user": [
-        { rule: "claude-transcript#user-sidechain", line: 269, run: r_user_sidechain },
-        { rule: "claude-transcript#user-synthetic-note", line: 296, run: r_user_synthetic_note },
-        { rule: "claude-transcript#user-meta", line: 316, run: r_user_meta },
-        { rule: "claude-transcript#user-tool-result", line: 327, run: r_user_tool_result },
-        { rule: "claude-transcript#user-compact-summary", line: 345, run: r_user_compact_summary },
-        { rule: "claude-transcript#user-local-command-output", line: 359, run: r_user_local_command_output },
-        { rule: "claude-transcript#user-interrupted", line: 376, run: r_user_interrupted },
-        { rule: "claude-transcript#user-interrupted-string", line: 390, run: r_user_interrupted_string },
-        { rule: "claude-transcript#user-task-notification", line: 407, run: r_user_task_notification },
-        { rule: "claude-transcript#user-prompt", line: 447, run: r_user_prompt },
-      ],
-      "assistant": [
-        { rule: "claude-transcript#assistant-sidechain-end", line: 499, versions: ["0.3.337","0.3.333"], run: r_assistant_sidechain_end },
-        { rule: "claude-transcript#assistant-sidechain", line: 525, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 541, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 558, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 577, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 614, run: r_assistant_block },
-      ],
-      "summary": [
-        { rule: "claude-transcript#summary", line: 634, run: r_summary },
-      ],
-      "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 648, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-api-error", line: 665, versions: ["0.3.337","0.3.333"], run: r_system_api_error },
-        { rule: "claude-transcript#system-local-command", line: 684, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command },
-        { rule: "claude-transcript#system-model-refusal", line: 710, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal },
-        { rule: "claude-transcript#system-stop-hook-summary", line: 728, versions: ["0.3.337","0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-prompt-blocked", line: 759, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_prompt_blocked },
-        { rule: "claude-transcript#system-other", line: 799, run: r_system_other },
-      ],
-      "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 815, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_hook_blocking_error },
-        { rule: "claude-transcript#attachment-max-turns-reached", line: 836, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_max_turns_reached },
-      ],
-      "mode": [
-        { rule: "claude-transcript#mode", line: 853, versions: ["0.3.337","0.3.333"], run: r_mode },
-      ],
+      "user": [ROW_user_sidechain, ROW_user_synthetic_note, ROW_user_meta, ROW_user_tool_result, ROW_user_compact_summary, ROW_user_local_command_output, ROW_user_interrupted, ROW_user_interrupted_string, ROW_user_task_notification, ROW_user_prompt],
+      "assistant": [ROW_assistant_sidechain_end, ROW_assistant_sidechain, ROW_assistant_api_error, ROW_assistant_task_tool_use, ROW_assistant_end_turn, ROW_assistant_block],
+      "summary": [ROW_summary],
+      "system": [ROW_system_compact_boundary, ROW_system_api_error, ROW_system_local_command, ROW_system_model_refusal, ROW_system_stop_hook_summary, ROW_system_prompt_blocked, ROW_system_other],
+      "attachment": [ROW_attachment_hook_blocking_error, ROW_attachment_max_turns_reached],
+      "mode": [ROW_mode],
     },
   },
+  picks: {
+    line: { "user": pick_line_user, "assistant": pick_line_assistant, "system": pick_line_system, "attachment": pick_line_attachment },
+  },
+  snapshots: false,
   ignored: {
     line: {
       "file-history-snapshot": "claude-transcript#ignored-line-1",

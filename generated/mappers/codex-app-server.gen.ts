@@ -19,7 +19,7 @@
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
 // Mapping table mappings/codex-app-server.yaml: sha256 7c4292962d1c0c20f4e2d4a05df8423b4e50e8859436eb9f9fefe00e7aea1ba7
-import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
@@ -1248,6 +1248,130 @@ function r_thread_history_replay(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_error: Row = { rule: "codex-app-server#error", line: 168, run: r_error };
+const ROW_thread_started: Row = { rule: "codex-app-server#thread-started", line: 186, run: r_thread_started };
+const ROW_thread_status_changed: Row = { rule: "codex-app-server#thread-status-changed", line: 203, run: r_thread_status_changed };
+const ROW_thread_archived: Row = { rule: "codex-app-server#thread-archived", line: 224, run: r_thread_archived };
+const ROW_thread_deleted: Row = { rule: "codex-app-server#thread-deleted", line: 235, run: r_thread_deleted };
+const ROW_thread_unarchived: Row = { rule: "codex-app-server#thread-unarchived", line: 249, run: r_thread_unarchived };
+const ROW_thread_closed: Row = { rule: "codex-app-server#thread-closed", line: 261, run: r_thread_closed };
+const ROW_thread_reverted: Row = { rule: "codex-app-server#thread-reverted", line: 276, run: r_thread_reverted };
+const ROW_thread_name_updated: Row = { rule: "codex-app-server#thread-name-updated", line: 288, run: r_thread_name_updated };
+const ROW_thread_goal_updated: Row = { rule: "codex-app-server#thread-goal-updated", line: 302, run: r_thread_goal_updated };
+const ROW_thread_goal_cleared: Row = { rule: "codex-app-server#thread-goal-cleared", line: 315, run: r_thread_goal_cleared };
+const ROW_thread_environment_connected: Row = { rule: "codex-app-server#thread-environment-connected", line: 326, run: r_thread_environment_connected };
+const ROW_thread_environment_disconnected: Row = { rule: "codex-app-server#thread-environment-disconnected", line: 337, run: r_thread_environment_disconnected };
+const ROW_thread_settings_updated: Row = { rule: "codex-app-server#thread-settings-updated", line: 348, run: r_thread_settings_updated };
+const ROW_thread_token_usage_updated: Row = { rule: "codex-app-server#thread-token-usage-updated", line: 359, run: r_thread_token_usage_updated };
+const ROW_thread_compacted: Row = { rule: "codex-app-server#thread-compacted", line: 373, run: r_thread_compacted };
+const ROW_turn_started: Row = { rule: "codex-app-server#turn-started", line: 387, run: r_turn_started };
+const ROW_turn_completed_in_progress: Row = { rule: "codex-app-server#turn-completed-in-progress", line: 401, run: r_turn_completed_in_progress };
+const ROW_turn_completed: Row = { rule: "codex-app-server#turn-completed", line: 418, run: r_turn_completed };
+const ROW_turn_diff_updated: Row = { rule: "codex-app-server#turn-diff-updated", line: 453, run: r_turn_diff_updated };
+const ROW_turn_plan_updated: Row = { rule: "codex-app-server#turn-plan-updated", line: 491, run: r_turn_plan_updated };
+const ROW_hook_started: Row = { rule: "codex-app-server#hook-started", line: 506, run: r_hook_started };
+const ROW_hook_completed: Row = { rule: "codex-app-server#hook-completed", line: 521, run: r_hook_completed };
+const ROW_item_started: Row = { rule: "codex-app-server#item-started", line: 540, run: r_item_started };
+const ROW_item_completed_in_progress: Row = { rule: "codex-app-server#item-completed-in-progress", line: 578, run: r_item_completed_in_progress };
+const ROW_item_completed_agent_message: Row = { rule: "codex-app-server#item-completed-agent-message", line: 611, run: r_item_completed_agent_message };
+const ROW_item_completed_reasoning: Row = { rule: "codex-app-server#item-completed-reasoning", line: 642, run: r_item_completed_reasoning };
+const ROW_item_completed_plan: Row = { rule: "codex-app-server#item-completed-plan", line: 673, run: r_item_completed_plan };
+const ROW_item_completed_command_execution: Row = { rule: "codex-app-server#item-completed-command-execution", line: 696, run: r_item_completed_command_execution };
+const ROW_item_completed: Row = { rule: "codex-app-server#item-completed", line: 727, run: r_item_completed };
+const ROW_item_auto_approval_review_started: Row = { rule: "codex-app-server#item-auto-approval-review-started", line: 773, run: r_item_auto_approval_review_started };
+const ROW_item_auto_approval_review_completed: Row = { rule: "codex-app-server#item-auto-approval-review-completed", line: 789, run: r_item_auto_approval_review_completed };
+const ROW_item_agent_message_delta: Row = { rule: "codex-app-server#item-agent-message-delta", line: 806, run: r_item_agent_message_delta };
+const ROW_item_plan_delta: Row = { rule: "codex-app-server#item-plan-delta", line: 821, run: r_item_plan_delta };
+const ROW_item_command_execution_output_delta: Row = { rule: "codex-app-server#item-command-execution-output-delta", line: 836, run: r_item_command_execution_output_delta };
+const ROW_item_command_execution_terminal_interaction: Row = { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 851, run: r_item_command_execution_terminal_interaction };
+const ROW_item_file_change_output_delta: Row = { rule: "codex-app-server#item-file-change-output-delta", line: 867, run: r_item_file_change_output_delta };
+const ROW_item_file_change_patch_updated: Row = { rule: "codex-app-server#item-file-change-patch-updated", line: 904, run: r_item_file_change_patch_updated };
+const ROW_item_reasoning_summary_text_delta: Row = { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 919, run: r_item_reasoning_summary_text_delta };
+const ROW_item_reasoning_summary_part_added: Row = { rule: "codex-app-server#item-reasoning-summary-part-added", line: 935, run: r_item_reasoning_summary_part_added };
+const ROW_item_reasoning_text_delta: Row = { rule: "codex-app-server#item-reasoning-text-delta", line: 950, run: r_item_reasoning_text_delta };
+const ROW_item_mcp_tool_call_progress: Row = { rule: "codex-app-server#item-mcp-tool-call-progress", line: 966, run: r_item_mcp_tool_call_progress };
+const ROW_server_request_resolved: Row = { rule: "codex-app-server#server-request-resolved", line: 983, run: r_server_request_resolved };
+const ROW_command_approval_request: Row = { rule: "codex-app-server#command-approval-request", line: 1002, run: r_command_approval_request };
+const ROW_file_change_approval_request: Row = { rule: "codex-app-server#file-change-approval-request", line: 1022, run: r_file_change_approval_request };
+const ROW_tool_request_user_input: Row = { rule: "codex-app-server#tool-request-user-input", line: 1042, run: r_tool_request_user_input };
+const ROW_mcp_elicitation_request: Row = { rule: "codex-app-server#mcp-elicitation-request", line: 1073, run: r_mcp_elicitation_request };
+const ROW_permissions_approval_request: Row = { rule: "codex-app-server#permissions-approval-request", line: 1100, run: r_permissions_approval_request };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-app-server#dynamic-tool-call-request", line: 1125, run: r_dynamic_tool_call_request };
+const ROW_auth_tokens_refresh_request: Row = { rule: "codex-app-server#auth-tokens-refresh-request", line: 1155, run: r_auth_tokens_refresh_request };
+const ROW_attestation_generate_request: Row = { rule: "codex-app-server#attestation-generate-request", line: 1181, run: r_attestation_generate_request };
+const ROW_apply_patch_approval_request: Row = { rule: "codex-app-server#apply-patch-approval-request", line: 1199, run: r_apply_patch_approval_request };
+const ROW_exec_command_approval_request: Row = { rule: "codex-app-server#exec-command-approval-request", line: 1219, run: r_exec_command_approval_request };
+const ROW_server_request_error_response: Row = { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response };
+const ROW_command_approval_response: Row = { rule: "codex-app-server#command-approval-response", line: 1279, run: r_command_approval_response };
+const ROW_file_change_approval_response: Row = { rule: "codex-app-server#file-change-approval-response", line: 1305, run: r_file_change_approval_response };
+const ROW_tool_request_user_input_response: Row = { rule: "codex-app-server#tool-request-user-input-response", line: 1327, run: r_tool_request_user_input_response };
+const ROW_mcp_elicitation_response: Row = { rule: "codex-app-server#mcp-elicitation-response", line: 1361, run: r_mcp_elicitation_response };
+const ROW_permissions_approval_response: Row = { rule: "codex-app-server#permissions-approval-response", line: 1382, run: r_permissions_approval_response };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-app-server#dynamic-tool-call-response", line: 1403, run: r_dynamic_tool_call_response };
+const ROW_auth_tokens_refresh_response: Row = { rule: "codex-app-server#auth-tokens-refresh-response", line: 1429, run: r_auth_tokens_refresh_response };
+const ROW_attestation_generate_response: Row = { rule: "codex-app-server#attestation-generate-response", line: 1450, run: r_attestation_generate_response };
+const ROW_apply_patch_approval_response: Row = { rule: "codex-app-server#apply-patch-approval-response", line: 1468, run: r_apply_patch_approval_response };
+const ROW_exec_command_approval_response: Row = { rule: "codex-app-server#exec-command-approval-response", line: 1489, run: r_exec_command_approval_response };
+const ROW_mcp_oauth_login_completed: Row = { rule: "codex-app-server#mcp-oauth-login-completed", line: 1511, run: r_mcp_oauth_login_completed };
+const ROW_mcp_startup_status_updated: Row = { rule: "codex-app-server#mcp-startup-status-updated", line: 1524, run: r_mcp_startup_status_updated };
+const ROW_account_updated: Row = { rule: "codex-app-server#account-updated", line: 1536, run: r_account_updated };
+const ROW_account_gateway_oauth_changed: Row = { rule: "codex-app-server#account-gateway-oauth-changed", line: 1548, run: r_account_gateway_oauth_changed };
+const ROW_account_rate_limits_updated: Row = { rule: "codex-app-server#account-rate-limits-updated", line: 1564, run: r_account_rate_limits_updated };
+const ROW_account_login_completed: Row = { rule: "codex-app-server#account-login-completed", line: 1576, run: r_account_login_completed };
+const ROW_model_provider_auth_recovery_started: Row = { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1592, run: r_model_provider_auth_recovery_started };
+const ROW_model_provider_auth_recovery_completed: Row = { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1606, run: r_model_provider_auth_recovery_completed };
+const ROW_model_rerouted: Row = { rule: "codex-app-server#model-rerouted", line: 1621, run: r_model_rerouted };
+const ROW_model_verification: Row = { rule: "codex-app-server#model-verification", line: 1637, run: r_model_verification };
+const ROW_model_safety_buffering_updated: Row = { rule: "codex-app-server#model-safety-buffering-updated", line: 1652, run: r_model_safety_buffering_updated };
+const ROW_warning: Row = { rule: "codex-app-server#warning", line: 1670, run: r_warning };
+const ROW_guardian_warning: Row = { rule: "codex-app-server#guardian-warning", line: 1681, run: r_guardian_warning };
+const ROW_deprecation_notice: Row = { rule: "codex-app-server#deprecation-notice", line: 1693, run: r_deprecation_notice };
+const ROW_config_warning: Row = { rule: "codex-app-server#config-warning", line: 1706, run: r_config_warning };
+const ROW_app_list_updated: Row = { rule: "codex-app-server#app-list-updated", line: 1726, run: r_app_list_updated };
+const ROW_windows_world_writable_warning: Row = { rule: "codex-app-server#windows-world-writable-warning", line: 1739, run: r_windows_world_writable_warning };
+const ROW_windows_sandbox_setup_succeeded: Row = { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1752, run: r_windows_sandbox_setup_succeeded };
+const ROW_windows_sandbox_setup_failed: Row = { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1773, run: r_windows_sandbox_setup_failed };
+const ROW_thread_realtime_started: Row = { rule: "codex-app-server#thread-realtime-started", line: 1795, run: r_thread_realtime_started };
+const ROW_thread_realtime_item_added: Row = { rule: "codex-app-server#thread-realtime-item-added", line: 1806, run: r_thread_realtime_item_added };
+const ROW_thread_realtime_item_completed: Row = { rule: "codex-app-server#thread-realtime-item-completed", line: 1818, run: r_thread_realtime_item_completed };
+const ROW_thread_realtime_transcript_done: Row = { rule: "codex-app-server#thread-realtime-transcript-done", line: 1829, run: r_thread_realtime_transcript_done };
+const ROW_thread_realtime_output_audio_delta: Row = { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1840, run: r_thread_realtime_output_audio_delta };
+const ROW_thread_realtime_error: Row = { rule: "codex-app-server#thread-realtime-error", line: 1851, run: r_thread_realtime_error };
+const ROW_thread_realtime_closed: Row = { rule: "codex-app-server#thread-realtime-closed", line: 1862, run: r_thread_realtime_closed };
+const ROW_client_request_failed: Row = { rule: "codex-app-server#client-request-failed", line: 1875, run: r_client_request_failed };
+const ROW_initialize_response: Row = { rule: "codex-app-server#initialize-response", line: 1893, run: r_initialize_response };
+const ROW_thread_history_replay: Row = { rule: "codex-app-server#thread-history-replay", line: 1915, run: r_thread_history_replay };
+const PICK_NOTIFICATION_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_agent_message, ROW_item_completed];
+const PICK_NOTIFICATION_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_reasoning, ROW_item_completed];
+const PICK_NOTIFICATION_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_plan, ROW_item_completed];
+const PICK_NOTIFICATION_ITEM_COMPLETED_4: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_command_execution, ROW_item_completed];
+const PICK_NOTIFICATION_ITEM_COMPLETED_OTHER: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed];
+
+/** notification "item/completed": the rows that can match a message, by m.params?.item?.type. */
+function pick_notification_item_completed(m: Parameters<typeof r_item_completed_agent_message>[0]): readonly Row[] {
+  switch (m.params?.item?.type) {
+    case "agentMessage": return PICK_NOTIFICATION_ITEM_COMPLETED_1;
+    case "reasoning": return PICK_NOTIFICATION_ITEM_COMPLETED_2;
+    case "plan": return PICK_NOTIFICATION_ITEM_COMPLETED_3;
+    case "commandExecution": return PICK_NOTIFICATION_ITEM_COMPLETED_4;
+    default: return PICK_NOTIFICATION_ITEM_COMPLETED_OTHER;
+  }
+}
+
+const PICK_NOTIFICATION_WINDOWSSANDBOX_SETUPCOMPLETED_1: readonly Row[] = [ROW_windows_sandbox_setup_succeeded];
+const PICK_NOTIFICATION_WINDOWSSANDBOX_SETUPCOMPLETED_2: readonly Row[] = [ROW_windows_sandbox_setup_failed];
+const PICK_NOTIFICATION_WINDOWSSANDBOX_SETUPCOMPLETED_OTHER: readonly Row[] = [];
+
+/** notification "windowsSandbox/setupCompleted": the rows that can match a message, by m.params?.success. */
+function pick_notification_windowsSandbox_setupCompleted(m: Parameters<typeof r_windows_sandbox_setup_succeeded>[0]): readonly Row[] {
+  switch (m.params?.success) {
+    case true: return PICK_NOTIFICATION_WINDOWSSANDBOX_SETUPCOMPLETED_1;
+    case false: return PICK_NOTIFICATION_WINDOWSSANDBOX_SETUPCOMPLETED_2;
+    default: return PICK_NOTIFICATION_WINDOWSSANDBOX_SETUPCOMPLETED_OTHER;
+  }
+}
+
 /** The time a message carries (mappings/codex-app-server.yaml:29), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.emittedAtMs, "ms") ?? timeOf(m?.params?.completedAtMs, "ms") ?? timeOf(m?.params?.startedAtMs, "ms");
@@ -1271,288 +1395,102 @@ export const table: SurfaceTable = {
   sources: { notification: "codex.app-server.notification", request: "codex.app-server.request", response: "codex.app-server.response", clientRequest: "codex.app-server.request", clientNotification: "codex.app-server.notification", clientResponse: "codex.app-server.response" },
   rows: {
     notification: {
-      "error": [
-        { rule: "codex-app-server#error", line: 168, run: r_error },
-      ],
-      "thread/started": [
-        { rule: "codex-app-server#thread-started", line: 186, run: r_thread_started },
-      ],
-      "thread/status/changed": [
-        { rule: "codex-app-server#thread-status-changed", line: 203, run: r_thread_status_changed },
-      ],
-      "thread/archived": [
-        { rule: "codex-app-server#thread-archived", line: 224, run: r_thread_archived },
-      ],
-      "thread/deleted": [
-        { rule: "codex-app-server#thread-deleted", line: 235, run: r_thread_deleted },
-      ],
-      "thread/unarchived": [
-        { rule: "codex-app-server#thread-unarchived", line: 249, run: r_thread_unarchived },
-      ],
-      "thread/closed": [
-        { rule: "codex-app-server#thread-closed", line: 261, run: r_thread_closed },
-      ],
-      "thread/reverted": [
-        { rule: "codex-app-server#thread-reverted", line: 276, run: r_thread_reverted },
-      ],
-      "thread/name/updated": [
-        { rule: "codex-app-server#thread-name-updated", line: 288, run: r_thread_name_updated },
-      ],
-      "thread/goal/updated": [
-        { rule: "codex-app-server#thread-goal-updated", line: 302, run: r_thread_goal_updated },
-      ],
-      "thread/goal/cleared": [
-        { rule: "codex-app-server#thread-goal-cleared", line: 315, run: r_thread_goal_cleared },
-      ],
-      "thread/environment/connected": [
-        { rule: "codex-app-server#thread-environment-connected", line: 326, run: r_thread_environment_connected },
-      ],
-      "thread/environment/disconnected": [
-        { rule: "codex-app-server#thread-environment-disconnected", line: 337, run: r_thread_environment_disconnected },
-      ],
-      "thread/settings/updated": [
-        { rule: "codex-app-server#thread-settings-updated", line: 348, run: r_thread_settings_updated },
-      ],
-      "thread/tokenUsage/updated": [
-        { rule: "codex-app-server#thread-token-usage-updated", line: 359, run: r_thread_token_usage_updated },
-      ],
-      "thread/compacted": [
-        { rule: "codex-app-server#thread-compacted", line: 373, run: r_thread_compacted },
-      ],
-      "turn/started": [
-        { rule: "codex-app-server#turn-started", line: 387, run: r_turn_started },
-      ],
-      "turn/completed": [
-        { rule: "codex-app-server#turn-completed-in-progress", line: 401, run: r_turn_completed_in_progress },
-        { rule: "codex-app-server#turn-completed", line: 418, run: r_turn_completed },
-      ],
-      "turn/diff/updated": [
-        { rule: "codex-app-server#turn-diff-updated", line: 453, run: r_turn_diff_updated },
-      ],
-      "turn/plan/updated": [
-        { rule: "codex-app-server#turn-plan-updated", line: 491, run: r_turn_plan_updated },
-      ],
-      "hook/started": [
-        { rule: "codex-app-server#hook-started", line: 506, run: r_hook_started },
-      ],
-      "hook/completed": [
-        { rule: "codex-app-server#hook-completed", line: 521, run: r_hook_completed },
-      ],
-      "item/started": [
-        { rule: "codex-app-server#item-started", line: 540, run: r_item_started },
-      ],
-      "item/completed": [
-        { rule: "codex-app-server#item-completed-in-progress", line: 578, run: r_item_completed_in_progress },
-        { rule: "codex-app-server#item-completed-agent-message", line: 611, run: r_item_completed_agent_message },
-        { rule: "codex-app-server#item-completed-reasoning", line: 642, run: r_item_completed_reasoning },
-        { rule: "codex-app-server#item-completed-plan", line: 673, run: r_item_completed_plan },
-        { rule: "codex-app-server#item-completed-command-execution", line: 696, run: r_item_completed_command_execution },
-        { rule: "codex-app-server#item-completed", line: 727, run: r_item_completed },
-      ],
-      "item/autoApprovalReview/started": [
-        { rule: "codex-app-server#item-auto-approval-review-started", line: 773, run: r_item_auto_approval_review_started },
-      ],
-      "item/autoApprovalReview/completed": [
-        { rule: "codex-app-server#item-auto-approval-review-completed", line: 789, run: r_item_auto_approval_review_completed },
-      ],
-      "item/agentMessage/delta": [
-        { rule: "codex-app-server#item-agent-message-delta", line: 806, run: r_item_agent_message_delta },
-      ],
-      "item/plan/delta": [
-        { rule: "codex-app-server#item-plan-delta", line: 821, run: r_item_plan_delta },
-      ],
-      "item/commandExecution/outputDelta": [
-        { rule: "codex-app-server#item-command-execution-output-delta", line: 836, run: r_item_command_execution_output_delta },
-      ],
-      "item/commandExecution/terminalInteraction": [
-        { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 851, run: r_item_command_execution_terminal_interaction },
-      ],
-      "item/fileChange/outputDelta": [
-        { rule: "codex-app-server#item-file-change-output-delta", line: 867, run: r_item_file_change_output_delta },
-      ],
-      "item/fileChange/patchUpdated": [
-        { rule: "codex-app-server#item-file-change-patch-updated", line: 904, run: r_item_file_change_patch_updated },
-      ],
-      "item/reasoning/summaryTextDelta": [
-        { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 919, run: r_item_reasoning_summary_text_delta },
-      ],
-      "item/reasoning/summaryPartAdded": [
-        { rule: "codex-app-server#item-reasoning-summary-part-added", line: 935, run: r_item_reasoning_summary_part_added },
-      ],
-      "item/reasoning/textDelta": [
-        { rule: "codex-app-server#item-reasoning-text-delta", line: 950, run: r_item_reasoning_text_delta },
-      ],
-      "item/mcpToolCall/progress": [
-        { rule: "codex-app-server#item-mcp-tool-call-progress", line: 966, run: r_item_mcp_tool_call_progress },
-      ],
-      "serverRequest/resolved": [
-        { rule: "codex-app-server#server-request-resolved", line: 983, run: r_server_request_resolved },
-      ],
-      "mcpServer/oauthLogin/completed": [
-        { rule: "codex-app-server#mcp-oauth-login-completed", line: 1511, run: r_mcp_oauth_login_completed },
-      ],
-      "mcpServer/startupStatus/updated": [
-        { rule: "codex-app-server#mcp-startup-status-updated", line: 1524, run: r_mcp_startup_status_updated },
-      ],
-      "account/updated": [
-        { rule: "codex-app-server#account-updated", line: 1536, run: r_account_updated },
-      ],
-      "account/gatewayOAuth/changed": [
-        { rule: "codex-app-server#account-gateway-oauth-changed", line: 1548, run: r_account_gateway_oauth_changed },
-      ],
-      "account/rateLimits/updated": [
-        { rule: "codex-app-server#account-rate-limits-updated", line: 1564, run: r_account_rate_limits_updated },
-      ],
-      "account/login/completed": [
-        { rule: "codex-app-server#account-login-completed", line: 1576, run: r_account_login_completed },
-      ],
-      "modelProvider/authRecoveryStarted": [
-        { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1592, run: r_model_provider_auth_recovery_started },
-      ],
-      "modelProvider/authRecoveryCompleted": [
-        { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1606, run: r_model_provider_auth_recovery_completed },
-      ],
-      "model/rerouted": [
-        { rule: "codex-app-server#model-rerouted", line: 1621, run: r_model_rerouted },
-      ],
-      "model/verification": [
-        { rule: "codex-app-server#model-verification", line: 1637, run: r_model_verification },
-      ],
-      "model/safetyBuffering/updated": [
-        { rule: "codex-app-server#model-safety-buffering-updated", line: 1652, run: r_model_safety_buffering_updated },
-      ],
-      "warning": [
-        { rule: "codex-app-server#warning", line: 1670, run: r_warning },
-      ],
-      "guardianWarning": [
-        { rule: "codex-app-server#guardian-warning", line: 1681, run: r_guardian_warning },
-      ],
-      "deprecationNotice": [
-        { rule: "codex-app-server#deprecation-notice", line: 1693, run: r_deprecation_notice },
-      ],
-      "configWarning": [
-        { rule: "codex-app-server#config-warning", line: 1706, run: r_config_warning },
-      ],
-      "app/list/updated": [
-        { rule: "codex-app-server#app-list-updated", line: 1726, run: r_app_list_updated },
-      ],
-      "windows/worldWritableWarning": [
-        { rule: "codex-app-server#windows-world-writable-warning", line: 1739, run: r_windows_world_writable_warning },
-      ],
-      "windowsSandbox/setupCompleted": [
-        { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1752, run: r_windows_sandbox_setup_succeeded },
-        { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1773, run: r_windows_sandbox_setup_failed },
-      ],
-      "thread/realtime/started": [
-        { rule: "codex-app-server#thread-realtime-started", line: 1795, run: r_thread_realtime_started },
-      ],
-      "thread/realtime/itemAdded": [
-        { rule: "codex-app-server#thread-realtime-item-added", line: 1806, run: r_thread_realtime_item_added },
-      ],
-      "thread/realtime/item/completed": [
-        { rule: "codex-app-server#thread-realtime-item-completed", line: 1818, run: r_thread_realtime_item_completed },
-      ],
-      "thread/realtime/transcript/done": [
-        { rule: "codex-app-server#thread-realtime-transcript-done", line: 1829, run: r_thread_realtime_transcript_done },
-      ],
-      "thread/realtime/outputAudio/delta": [
-        { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1840, run: r_thread_realtime_output_audio_delta },
-      ],
-      "thread/realtime/error": [
-        { rule: "codex-app-server#thread-realtime-error", line: 1851, run: r_thread_realtime_error },
-      ],
-      "thread/realtime/closed": [
-        { rule: "codex-app-server#thread-realtime-closed", line: 1862, run: r_thread_realtime_closed },
-      ],
+      "error": [ROW_error],
+      "thread/started": [ROW_thread_started],
+      "thread/status/changed": [ROW_thread_status_changed],
+      "thread/archived": [ROW_thread_archived],
+      "thread/deleted": [ROW_thread_deleted],
+      "thread/unarchived": [ROW_thread_unarchived],
+      "thread/closed": [ROW_thread_closed],
+      "thread/reverted": [ROW_thread_reverted],
+      "thread/name/updated": [ROW_thread_name_updated],
+      "thread/goal/updated": [ROW_thread_goal_updated],
+      "thread/goal/cleared": [ROW_thread_goal_cleared],
+      "thread/environment/connected": [ROW_thread_environment_connected],
+      "thread/environment/disconnected": [ROW_thread_environment_disconnected],
+      "thread/settings/updated": [ROW_thread_settings_updated],
+      "thread/tokenUsage/updated": [ROW_thread_token_usage_updated],
+      "thread/compacted": [ROW_thread_compacted],
+      "turn/started": [ROW_turn_started],
+      "turn/completed": [ROW_turn_completed_in_progress, ROW_turn_completed],
+      "turn/diff/updated": [ROW_turn_diff_updated],
+      "turn/plan/updated": [ROW_turn_plan_updated],
+      "hook/started": [ROW_hook_started],
+      "hook/completed": [ROW_hook_completed],
+      "item/started": [ROW_item_started],
+      "item/completed": [ROW_item_completed_in_progress, ROW_item_completed_agent_message, ROW_item_completed_reasoning, ROW_item_completed_plan, ROW_item_completed_command_execution, ROW_item_completed],
+      "item/autoApprovalReview/started": [ROW_item_auto_approval_review_started],
+      "item/autoApprovalReview/completed": [ROW_item_auto_approval_review_completed],
+      "item/agentMessage/delta": [ROW_item_agent_message_delta],
+      "item/plan/delta": [ROW_item_plan_delta],
+      "item/commandExecution/outputDelta": [ROW_item_command_execution_output_delta],
+      "item/commandExecution/terminalInteraction": [ROW_item_command_execution_terminal_interaction],
+      "item/fileChange/outputDelta": [ROW_item_file_change_output_delta],
+      "item/fileChange/patchUpdated": [ROW_item_file_change_patch_updated],
+      "item/reasoning/summaryTextDelta": [ROW_item_reasoning_summary_text_delta],
+      "item/reasoning/summaryPartAdded": [ROW_item_reasoning_summary_part_added],
+      "item/reasoning/textDelta": [ROW_item_reasoning_text_delta],
+      "item/mcpToolCall/progress": [ROW_item_mcp_tool_call_progress],
+      "serverRequest/resolved": [ROW_server_request_resolved],
+      "mcpServer/oauthLogin/completed": [ROW_mcp_oauth_login_completed],
+      "mcpServer/startupStatus/updated": [ROW_mcp_startup_status_updated],
+      "account/updated": [ROW_account_updated],
+      "account/gatewayOAuth/changed": [ROW_account_gateway_oauth_changed],
+      "account/rateLimits/updated": [ROW_account_rate_limits_updated],
+      "account/login/completed": [ROW_account_login_completed],
+      "modelProvider/authRecoveryStarted": [ROW_model_provider_auth_recovery_started],
+      "modelProvider/authRecoveryCompleted": [ROW_model_provider_auth_recovery_completed],
+      "model/rerouted": [ROW_model_rerouted],
+      "model/verification": [ROW_model_verification],
+      "model/safetyBuffering/updated": [ROW_model_safety_buffering_updated],
+      "warning": [ROW_warning],
+      "guardianWarning": [ROW_guardian_warning],
+      "deprecationNotice": [ROW_deprecation_notice],
+      "configWarning": [ROW_config_warning],
+      "app/list/updated": [ROW_app_list_updated],
+      "windows/worldWritableWarning": [ROW_windows_world_writable_warning],
+      "windowsSandbox/setupCompleted": [ROW_windows_sandbox_setup_succeeded, ROW_windows_sandbox_setup_failed],
+      "thread/realtime/started": [ROW_thread_realtime_started],
+      "thread/realtime/itemAdded": [ROW_thread_realtime_item_added],
+      "thread/realtime/item/completed": [ROW_thread_realtime_item_completed],
+      "thread/realtime/transcript/done": [ROW_thread_realtime_transcript_done],
+      "thread/realtime/outputAudio/delta": [ROW_thread_realtime_output_audio_delta],
+      "thread/realtime/error": [ROW_thread_realtime_error],
+      "thread/realtime/closed": [ROW_thread_realtime_closed],
     },
     request: {
-      "item/commandExecution/requestApproval": [
-        { rule: "codex-app-server#command-approval-request", line: 1002, run: r_command_approval_request },
-      ],
-      "item/fileChange/requestApproval": [
-        { rule: "codex-app-server#file-change-approval-request", line: 1022, run: r_file_change_approval_request },
-      ],
-      "item/tool/requestUserInput": [
-        { rule: "codex-app-server#tool-request-user-input", line: 1042, run: r_tool_request_user_input },
-      ],
-      "mcpServer/elicitation/request": [
-        { rule: "codex-app-server#mcp-elicitation-request", line: 1073, run: r_mcp_elicitation_request },
-      ],
-      "item/permissions/requestApproval": [
-        { rule: "codex-app-server#permissions-approval-request", line: 1100, run: r_permissions_approval_request },
-      ],
-      "item/tool/call": [
-        { rule: "codex-app-server#dynamic-tool-call-request", line: 1125, run: r_dynamic_tool_call_request },
-      ],
-      "account/chatgptAuthTokens/refresh": [
-        { rule: "codex-app-server#auth-tokens-refresh-request", line: 1155, run: r_auth_tokens_refresh_request },
-      ],
-      "attestation/generate": [
-        { rule: "codex-app-server#attestation-generate-request", line: 1181, run: r_attestation_generate_request },
-      ],
-      "applyPatchApproval": [
-        { rule: "codex-app-server#apply-patch-approval-request", line: 1199, run: r_apply_patch_approval_request },
-      ],
-      "execCommandApproval": [
-        { rule: "codex-app-server#exec-command-approval-request", line: 1219, run: r_exec_command_approval_request },
-      ],
+      "item/commandExecution/requestApproval": [ROW_command_approval_request],
+      "item/fileChange/requestApproval": [ROW_file_change_approval_request],
+      "item/tool/requestUserInput": [ROW_tool_request_user_input],
+      "mcpServer/elicitation/request": [ROW_mcp_elicitation_request],
+      "item/permissions/requestApproval": [ROW_permissions_approval_request],
+      "item/tool/call": [ROW_dynamic_tool_call_request],
+      "account/chatgptAuthTokens/refresh": [ROW_auth_tokens_refresh_request],
+      "attestation/generate": [ROW_attestation_generate_request],
+      "applyPatchApproval": [ROW_apply_patch_approval_request],
+      "execCommandApproval": [ROW_exec_command_approval_request],
     },
     response: {
-      "item/commandExecution/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
-        { rule: "codex-app-server#command-approval-response", line: 1279, run: r_command_approval_response },
-      ],
-      "item/fileChange/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
-        { rule: "codex-app-server#file-change-approval-response", line: 1305, run: r_file_change_approval_response },
-      ],
-      "item/tool/requestUserInput": [
-        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
-        { rule: "codex-app-server#tool-request-user-input-response", line: 1327, run: r_tool_request_user_input_response },
-      ],
-      "mcpServer/elicitation/request": [
-        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
-        { rule: "codex-app-server#mcp-elicitation-response", line: 1361, run: r_mcp_elicitation_response },
-      ],
-      "item/permissions/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
-        { rule: "codex-app-server#permissions-approval-response", line: 1382, run: r_permissions_approval_response },
-      ],
-      "item/tool/call": [
-        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
-        { rule: "codex-app-server#dynamic-tool-call-response", line: 1403, run: r_dynamic_tool_call_response },
-      ],
-      "account/chatgptAuthTokens/refresh": [
-        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
-        { rule: "codex-app-server#auth-tokens-refresh-response", line: 1429, run: r_auth_tokens_refresh_response },
-      ],
-      "attestation/generate": [
-        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
-        { rule: "codex-app-server#attestation-generate-response", line: 1450, run: r_attestation_generate_response },
-      ],
-      "applyPatchApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
-        { rule: "codex-app-server#apply-patch-approval-response", line: 1468, run: r_apply_patch_approval_response },
-      ],
-      "execCommandApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1241, run: r_server_request_error_response },
-        { rule: "codex-app-server#exec-command-approval-response", line: 1489, run: r_exec_command_approval_response },
-      ],
+      "item/commandExecution/requestApproval": [ROW_server_request_error_response, ROW_command_approval_response],
+      "item/fileChange/requestApproval": [ROW_server_request_error_response, ROW_file_change_approval_response],
+      "item/tool/requestUserInput": [ROW_server_request_error_response, ROW_tool_request_user_input_response],
+      "mcpServer/elicitation/request": [ROW_server_request_error_response, ROW_mcp_elicitation_response],
+      "item/permissions/requestApproval": [ROW_server_request_error_response, ROW_permissions_approval_response],
+      "item/tool/call": [ROW_server_request_error_response, ROW_dynamic_tool_call_response],
+      "account/chatgptAuthTokens/refresh": [ROW_server_request_error_response, ROW_auth_tokens_refresh_response],
+      "attestation/generate": [ROW_server_request_error_response, ROW_attestation_generate_response],
+      "applyPatchApproval": [ROW_server_request_error_response, ROW_apply_patch_approval_response],
+      "execCommandApproval": [ROW_server_request_error_response, ROW_exec_command_approval_response],
     },
     clientResponse: {
-      "*": [
-        { rule: "codex-app-server#client-request-failed", line: 1875, run: r_client_request_failed },
-      ],
-      "initialize": [
-        { rule: "codex-app-server#initialize-response", line: 1893, run: r_initialize_response },
-      ],
-      "thread/read": [
-        { rule: "codex-app-server#thread-history-replay", line: 1915, run: r_thread_history_replay },
-      ],
-      "thread/resume": [
-        { rule: "codex-app-server#thread-history-replay", line: 1915, run: r_thread_history_replay },
-      ],
+      "*": [ROW_client_request_failed],
+      "initialize": [ROW_initialize_response],
+      "thread/read": [ROW_thread_history_replay],
+      "thread/resume": [ROW_thread_history_replay],
     },
+  },
+  picks: {
+    notification: { "item/completed": pick_notification_item_completed, "windowsSandbox/setupCompleted": pick_notification_windowsSandbox_setupCompleted },
   },
   ignored: {
     notification: {

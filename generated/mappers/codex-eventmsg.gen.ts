@@ -4,7 +4,7 @@
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
 // Mapping table mappings/codex-eventmsg.yaml: sha256 5fa1532be8d62775e7f7d719cf040a303deb0f53f70b0ed52634465ab4ff7893
-import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
@@ -1733,6 +1733,143 @@ function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_ac
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_session_configured: Row = { rule: "codex-eventmsg#session-configured", line: 194, run: r_session_configured };
+const ROW_shutdown_complete: Row = { rule: "codex-eventmsg#shutdown-complete", line: 218, run: r_shutdown_complete };
+const ROW_task_started: Row = { rule: "codex-eventmsg#task-started", line: 234, run: r_task_started };
+const ROW_task_started_submission: Row = { rule: "codex-eventmsg#task-started-submission", line: 256, run: r_task_started_submission };
+const ROW_task_started_unnamed: Row = { rule: "codex-eventmsg#task-started-unnamed", line: 273, run: r_task_started_unnamed };
+const ROW_task_complete: Row = { rule: "codex-eventmsg#task-complete", line: 288, run: r_task_complete };
+const ROW_task_complete_submission: Row = { rule: "codex-eventmsg#task-complete-submission", line: 366, run: r_task_complete_submission };
+const ROW_task_complete_unnamed: Row = { rule: "codex-eventmsg#task-complete-unnamed", line: 405, run: r_task_complete_unnamed };
+const ROW_turn_aborted: Row = { rule: "codex-eventmsg#turn-aborted", line: 431, run: r_turn_aborted };
+const ROW_turn_aborted_submission: Row = { rule: "codex-eventmsg#turn-aborted-submission", line: 466, run: r_turn_aborted_submission };
+const ROW_turn_aborted_unnamed: Row = { rule: "codex-eventmsg#turn-aborted-unnamed", line: 491, run: r_turn_aborted_unnamed };
+const ROW_turn_diff: Row = { rule: "codex-eventmsg#turn-diff", line: 514, run: r_turn_diff };
+const ROW_plan_update: Row = { rule: "codex-eventmsg#plan-update", line: 550, run: r_plan_update };
+const ROW_plan_delta: Row = { rule: "codex-eventmsg#plan-delta", line: 562, run: r_plan_delta };
+const ROW_token_count: Row = { rule: "codex-eventmsg#token-count", line: 577, run: r_token_count };
+const ROW_error: Row = { rule: "codex-eventmsg#error", line: 598, run: r_error };
+const ROW_stream_error: Row = { rule: "codex-eventmsg#stream-error", line: 612, run: r_stream_error };
+const ROW_warning: Row = { rule: "codex-eventmsg#warning", line: 624, run: r_warning };
+const ROW_guardian_warning: Row = { rule: "codex-eventmsg#guardian-warning", line: 635, run: r_guardian_warning };
+const ROW_background_event: Row = { rule: "codex-eventmsg#background-event", line: 648, run: r_background_event };
+const ROW_deprecation_notice: Row = { rule: "codex-eventmsg#deprecation-notice", line: 661, run: r_deprecation_notice };
+const ROW_model_reroute: Row = { rule: "codex-eventmsg#model-reroute", line: 674, run: r_model_reroute };
+const ROW_model_verification: Row = { rule: "codex-eventmsg#model-verification", line: 687, run: r_model_verification };
+const ROW_safety_buffering: Row = { rule: "codex-eventmsg#safety-buffering", line: 700, run: r_safety_buffering };
+const ROW_auth_recovery_started: Row = { rule: "codex-eventmsg#auth-recovery-started", line: 715, run: r_auth_recovery_started };
+const ROW_auth_recovery_completed: Row = { rule: "codex-eventmsg#auth-recovery-completed", line: 727, run: r_auth_recovery_completed };
+const ROW_context_compacted: Row = { rule: "codex-eventmsg#context-compacted", line: 740, run: r_context_compacted };
+const ROW_thread_rolled_back: Row = { rule: "codex-eventmsg#thread-rolled-back", line: 753, run: r_thread_rolled_back };
+const ROW_thread_name_updated: Row = { rule: "codex-eventmsg#thread-name-updated", line: 766, run: r_thread_name_updated };
+const ROW_thread_goal_updated: Row = { rule: "codex-eventmsg#thread-goal-updated", line: 784, run: r_thread_goal_updated };
+const ROW_thread_settings_applied: Row = { rule: "codex-eventmsg#thread-settings-applied", line: 798, run: r_thread_settings_applied };
+const ROW_environment_connected: Row = { rule: "codex-eventmsg#environment-connected", line: 809, run: r_environment_connected };
+const ROW_environment_disconnected: Row = { rule: "codex-eventmsg#environment-disconnected", line: 822, run: r_environment_disconnected };
+const ROW_agent_message_content_delta: Row = { rule: "codex-eventmsg#agent-message-content-delta", line: 836, run: r_agent_message_content_delta };
+const ROW_agent_message_delta: Row = { rule: "codex-eventmsg#agent-message-delta", line: 852, run: r_agent_message_delta };
+const ROW_agent_message_restored: Row = { rule: "codex-eventmsg#agent-message-restored", line: 881, run: r_agent_message_restored };
+const ROW_agent_message: Row = { rule: "codex-eventmsg#agent-message", line: 944, run: r_agent_message };
+const ROW_agent_message_unkeyed: Row = { rule: "codex-eventmsg#agent-message-unkeyed", line: 982, run: r_agent_message_unkeyed };
+const ROW_user_message: Row = { rule: "codex-eventmsg#user-message", line: 999, run: r_user_message };
+const ROW_reasoning_content_delta: Row = { rule: "codex-eventmsg#reasoning-content-delta", line: 1026, run: r_reasoning_content_delta };
+const ROW_reasoning_raw_content_delta: Row = { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1045, run: r_reasoning_raw_content_delta };
+const ROW_agent_reasoning_delta: Row = { rule: "codex-eventmsg#agent-reasoning-delta", line: 1062, run: r_agent_reasoning_delta };
+const ROW_agent_reasoning_raw_content_delta: Row = { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1083, run: r_agent_reasoning_raw_content_delta };
+const ROW_agent_reasoning_restored: Row = { rule: "codex-eventmsg#agent-reasoning-restored", line: 1105, run: r_agent_reasoning_restored };
+const ROW_agent_reasoning_streamed: Row = { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1135, run: r_agent_reasoning_streamed };
+const ROW_agent_reasoning: Row = { rule: "codex-eventmsg#agent-reasoning", line: 1167, run: r_agent_reasoning };
+const ROW_agent_reasoning_raw_content_restored: Row = { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1187, run: r_agent_reasoning_raw_content_restored };
+const ROW_agent_reasoning_raw_content: Row = { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1215, run: r_agent_reasoning_raw_content };
+const ROW_agent_reasoning_section_break: Row = { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1236, run: r_agent_reasoning_section_break };
+const ROW_item_started: Row = { rule: "codex-eventmsg#item-started", line: 1258, run: r_item_started };
+const ROW_item_completed_agent_message_restored: Row = { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1291, run: r_item_completed_agent_message_restored };
+const ROW_item_completed_reasoning_restored: Row = { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1322, run: r_item_completed_reasoning_restored };
+const ROW_item_completed_plan_restored: Row = { rule: "codex-eventmsg#item-completed-plan-restored", line: 1399, run: r_item_completed_plan_restored };
+const ROW_item_completed_restored: Row = { rule: "codex-eventmsg#item-completed-restored", line: 1432, run: r_item_completed_restored };
+const ROW_item_completed_agent_message: Row = { rule: "codex-eventmsg#item-completed-agent-message", line: 1475, run: r_item_completed_agent_message };
+const ROW_item_completed_reasoning: Row = { rule: "codex-eventmsg#item-completed-reasoning", line: 1499, run: r_item_completed_reasoning };
+const ROW_item_completed_plan: Row = { rule: "codex-eventmsg#item-completed-plan", line: 1524, run: r_item_completed_plan };
+const ROW_item_completed: Row = { rule: "codex-eventmsg#item-completed", line: 1548, run: r_item_completed };
+const ROW_exec_command_begin: Row = { rule: "codex-eventmsg#exec-command-begin", line: 1585, run: r_exec_command_begin };
+const ROW_exec_command_output_delta: Row = { rule: "codex-eventmsg#exec-command-output-delta", line: 1617, run: r_exec_command_output_delta };
+const ROW_terminal_interaction: Row = { rule: "codex-eventmsg#terminal-interaction", line: 1634, run: r_terminal_interaction };
+const ROW_exec_command_end: Row = { rule: "codex-eventmsg#exec-command-end", line: 1650, run: r_exec_command_end };
+const ROW_exec_approval_request_subcommand: Row = { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1695, run: r_exec_approval_request_subcommand };
+const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-request", line: 1718, run: r_exec_approval_request };
+const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1740, run: r_apply_patch_approval_request };
+const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1762, run: r_request_permissions };
+const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1778, run: r_request_user_input };
+const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1806, run: r_elicitation_request };
+const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1822, run: r_elicitation_abandoned };
+const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 1844, run: r_patch_apply_begin };
+const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 1885, run: r_patch_apply_updated };
+const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 1900, run: r_patch_apply_end };
+const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1962, run: r_mcp_tool_call_begin };
+const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 1981, run: r_mcp_tool_call_end };
+const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2007, run: r_web_search_begin };
+const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2021, run: r_web_search_end };
+const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2039, run: r_image_generation_begin };
+const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2054, run: r_image_generation_end };
+const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2074, run: r_view_image_tool_call };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2099, run: r_dynamic_tool_call_request };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2125, run: r_dynamic_tool_call_response };
+const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2154, run: r_hook_started };
+const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2167, run: r_hook_completed };
+const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2180, run: r_mcp_startup_update };
+const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2192, run: r_mcp_startup_complete };
+const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2205, run: r_entered_review_mode };
+const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2227, run: r_exited_review_mode };
+const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2248, run: r_realtime_conversation_started };
+const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2261, run: r_realtime_conversation_audio };
+const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2276, run: r_realtime_conversation_error };
+const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2292, run: r_realtime_conversation_item };
+const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2305, run: r_realtime_conversation_closed };
+const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2320, run: r_guardian_assessment };
+const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2337, run: r_collab_agent_spawn_begin };
+const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2354, run: r_collab_agent_spawn_end };
+const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2376, run: r_collab_agent_interaction_begin };
+const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2394, run: r_collab_agent_interaction_end };
+const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2414, run: r_collab_waiting_begin };
+const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2431, run: r_collab_waiting_end };
+const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2449, run: r_collab_close_begin };
+const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2467, run: r_collab_close_end };
+const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2486, run: r_collab_resume_begin };
+const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2504, run: r_collab_resume_end };
+const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2525, run: r_sub_agent_activity_started };
+const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2543, run: r_sub_agent_activity_ended };
+const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2562, run: r_sub_agent_activity };
+const PICK_EVENT_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_agent_message_restored, ROW_item_completed_restored, ROW_item_completed_agent_message, ROW_item_completed];
+const PICK_EVENT_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_reasoning_restored, ROW_item_completed_restored, ROW_item_completed_reasoning, ROW_item_completed];
+const PICK_EVENT_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_plan_restored, ROW_item_completed_restored, ROW_item_completed_plan, ROW_item_completed];
+const PICK_EVENT_ITEM_COMPLETED_OTHER: readonly Row[] = [ROW_item_completed_restored, ROW_item_completed];
+
+/** event "item_completed": the rows that can match a message, by m.item?.type. */
+function pick_event_item_completed(m: Parameters<typeof r_item_completed_agent_message_restored>[0]): readonly Row[] {
+  switch (m.item?.type) {
+    case "AgentMessage": return PICK_EVENT_ITEM_COMPLETED_1;
+    case "Reasoning": return PICK_EVENT_ITEM_COMPLETED_2;
+    case "Plan": return PICK_EVENT_ITEM_COMPLETED_3;
+    default: return PICK_EVENT_ITEM_COMPLETED_OTHER;
+  }
+}
+
+const PICK_EVENT_SUB_AGENT_ACTIVITY_1: readonly Row[] = [ROW_sub_agent_activity_started, ROW_sub_agent_activity];
+const PICK_EVENT_SUB_AGENT_ACTIVITY_2: readonly Row[] = [ROW_sub_agent_activity_ended, ROW_sub_agent_activity];
+const PICK_EVENT_SUB_AGENT_ACTIVITY_3: readonly Row[] = [ROW_sub_agent_activity_ended, ROW_sub_agent_activity];
+const PICK_EVENT_SUB_AGENT_ACTIVITY_OTHER: readonly Row[] = [ROW_sub_agent_activity];
+
+/** event "sub_agent_activity": the rows that can match a message, by m.kind. */
+function pick_event_sub_agent_activity(m: Parameters<typeof r_sub_agent_activity_started>[0]): readonly Row[] {
+  switch (m.kind) {
+    case "started": return PICK_EVENT_SUB_AGENT_ACTIVITY_1;
+    case "completed": return PICK_EVENT_SUB_AGENT_ACTIVITY_2;
+    case "interrupted": return PICK_EVENT_SUB_AGENT_ACTIVITY_3;
+    default: return PICK_EVENT_SUB_AGENT_ACTIVITY_OTHER;
+  }
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/codex-eventmsg.yaml:55 — input wrapper "tui-log"
@@ -1769,291 +1906,97 @@ export const table: SurfaceTable = {
   sources: { event: "codex.eventmsg", legacy: "codex.eventmsg" },
   rows: {
     event: {
-      "session_configured": [
-        { rule: "codex-eventmsg#session-configured", line: 194, run: r_session_configured },
-      ],
-      "shutdown_complete": [
-        { rule: "codex-eventmsg#shutdown-complete", line: 218, run: r_shutdown_complete },
-      ],
-      "task_started": [
-        { rule: "codex-eventmsg#task-started", line: 234, run: r_task_started },
-        { rule: "codex-eventmsg#task-started-submission", line: 256, run: r_task_started_submission },
-        { rule: "codex-eventmsg#task-started-unnamed", line: 273, run: r_task_started_unnamed },
-      ],
-      "turn_started": [
-        { rule: "codex-eventmsg#task-started", line: 234, run: r_task_started },
-        { rule: "codex-eventmsg#task-started-submission", line: 256, run: r_task_started_submission },
-        { rule: "codex-eventmsg#task-started-unnamed", line: 273, run: r_task_started_unnamed },
-      ],
-      "task_complete": [
-        { rule: "codex-eventmsg#task-complete", line: 288, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 366, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 405, run: r_task_complete_unnamed },
-      ],
-      "turn_complete": [
-        { rule: "codex-eventmsg#task-complete", line: 288, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 366, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 405, run: r_task_complete_unnamed },
-      ],
-      "turn_aborted": [
-        { rule: "codex-eventmsg#turn-aborted", line: 431, run: r_turn_aborted },
-        { rule: "codex-eventmsg#turn-aborted-submission", line: 466, run: r_turn_aborted_submission },
-        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 491, run: r_turn_aborted_unnamed },
-      ],
-      "turn_diff": [
-        { rule: "codex-eventmsg#turn-diff", line: 514, run: r_turn_diff },
-      ],
-      "plan_update": [
-        { rule: "codex-eventmsg#plan-update", line: 550, run: r_plan_update },
-      ],
-      "plan_delta": [
-        { rule: "codex-eventmsg#plan-delta", line: 562, run: r_plan_delta },
-      ],
-      "token_count": [
-        { rule: "codex-eventmsg#token-count", line: 577, run: r_token_count },
-      ],
-      "error": [
-        { rule: "codex-eventmsg#error", line: 598, run: r_error },
-      ],
-      "stream_error": [
-        { rule: "codex-eventmsg#stream-error", line: 612, run: r_stream_error },
-      ],
-      "warning": [
-        { rule: "codex-eventmsg#warning", line: 624, run: r_warning },
-      ],
-      "guardian_warning": [
-        { rule: "codex-eventmsg#guardian-warning", line: 635, run: r_guardian_warning },
-      ],
-      "deprecation_notice": [
-        { rule: "codex-eventmsg#deprecation-notice", line: 661, run: r_deprecation_notice },
-      ],
-      "model_reroute": [
-        { rule: "codex-eventmsg#model-reroute", line: 674, run: r_model_reroute },
-      ],
-      "model_verification": [
-        { rule: "codex-eventmsg#model-verification", line: 687, run: r_model_verification },
-      ],
-      "safety_buffering": [
-        { rule: "codex-eventmsg#safety-buffering", line: 700, run: r_safety_buffering },
-      ],
-      "auth_recovery_started": [
-        { rule: "codex-eventmsg#auth-recovery-started", line: 715, run: r_auth_recovery_started },
-      ],
-      "auth_recovery_completed": [
-        { rule: "codex-eventmsg#auth-recovery-completed", line: 727, run: r_auth_recovery_completed },
-      ],
-      "context_compacted": [
-        { rule: "codex-eventmsg#context-compacted", line: 740, run: r_context_compacted },
-      ],
-      "thread_rolled_back": [
-        { rule: "codex-eventmsg#thread-rolled-back", line: 753, run: r_thread_rolled_back },
-      ],
-      "thread_goal_updated": [
-        { rule: "codex-eventmsg#thread-goal-updated", line: 784, run: r_thread_goal_updated },
-      ],
-      "thread_settings_applied": [
-        { rule: "codex-eventmsg#thread-settings-applied", line: 798, run: r_thread_settings_applied },
-      ],
-      "environment_connected": [
-        { rule: "codex-eventmsg#environment-connected", line: 809, run: r_environment_connected },
-      ],
-      "environment_disconnected": [
-        { rule: "codex-eventmsg#environment-disconnected", line: 822, run: r_environment_disconnected },
-      ],
-      "agent_message_content_delta": [
-        { rule: "codex-eventmsg#agent-message-content-delta", line: 836, run: r_agent_message_content_delta },
-      ],
-      "agent_message": [
-        { rule: "codex-eventmsg#agent-message-restored", line: 881, run: r_agent_message_restored },
-        { rule: "codex-eventmsg#agent-message", line: 944, run: r_agent_message },
-        { rule: "codex-eventmsg#agent-message-unkeyed", line: 982, run: r_agent_message_unkeyed },
-      ],
-      "user_message": [
-        { rule: "codex-eventmsg#user-message", line: 999, run: r_user_message },
-      ],
-      "reasoning_content_delta": [
-        { rule: "codex-eventmsg#reasoning-content-delta", line: 1026, run: r_reasoning_content_delta },
-      ],
-      "reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1045, run: r_reasoning_raw_content_delta },
-      ],
-      "agent_reasoning": [
-        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1105, run: r_agent_reasoning_restored },
-        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1135, run: r_agent_reasoning_streamed },
-        { rule: "codex-eventmsg#agent-reasoning", line: 1167, run: r_agent_reasoning },
-      ],
-      "agent_reasoning_raw_content": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1187, run: r_agent_reasoning_raw_content_restored },
-        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1215, run: r_agent_reasoning_raw_content },
-      ],
-      "agent_reasoning_section_break": [
-        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1236, run: r_agent_reasoning_section_break },
-      ],
-      "item_started": [
-        { rule: "codex-eventmsg#item-started", line: 1258, run: r_item_started },
-      ],
-      "item_completed": [
-        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1291, run: r_item_completed_agent_message_restored },
-        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1322, run: r_item_completed_reasoning_restored },
-        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1399, run: r_item_completed_plan_restored },
-        { rule: "codex-eventmsg#item-completed-restored", line: 1432, run: r_item_completed_restored },
-        { rule: "codex-eventmsg#item-completed-agent-message", line: 1475, run: r_item_completed_agent_message },
-        { rule: "codex-eventmsg#item-completed-reasoning", line: 1499, run: r_item_completed_reasoning },
-        { rule: "codex-eventmsg#item-completed-plan", line: 1524, run: r_item_completed_plan },
-        { rule: "codex-eventmsg#item-completed", line: 1548, run: r_item_completed },
-      ],
-      "exec_command_begin": [
-        { rule: "codex-eventmsg#exec-command-begin", line: 1585, run: r_exec_command_begin },
-      ],
-      "exec_command_output_delta": [
-        { rule: "codex-eventmsg#exec-command-output-delta", line: 1617, run: r_exec_command_output_delta },
-      ],
-      "terminal_interaction": [
-        { rule: "codex-eventmsg#terminal-interaction", line: 1634, run: r_terminal_interaction },
-      ],
-      "exec_command_end": [
-        { rule: "codex-eventmsg#exec-command-end", line: 1650, run: r_exec_command_end },
-      ],
-      "exec_approval_request": [
-        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1695, run: r_exec_approval_request_subcommand },
-        { rule: "codex-eventmsg#exec-approval-request", line: 1718, run: r_exec_approval_request },
-      ],
-      "apply_patch_approval_request": [
-        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1740, run: r_apply_patch_approval_request },
-      ],
-      "request_permissions": [
-        { rule: "codex-eventmsg#request-permissions", line: 1762, run: r_request_permissions },
-      ],
-      "request_user_input": [
-        { rule: "codex-eventmsg#request-user-input", line: 1778, run: r_request_user_input },
-      ],
-      "elicitation_request": [
-        { rule: "codex-eventmsg#elicitation-request", line: 1806, run: r_elicitation_request },
-      ],
-      "elicitation_abandoned": [
-        { rule: "codex-eventmsg#elicitation-abandoned", line: 1822, run: r_elicitation_abandoned },
-      ],
-      "patch_apply_begin": [
-        { rule: "codex-eventmsg#patch-apply-begin", line: 1844, run: r_patch_apply_begin },
-      ],
-      "patch_apply_updated": [
-        { rule: "codex-eventmsg#patch-apply-updated", line: 1885, run: r_patch_apply_updated },
-      ],
-      "patch_apply_end": [
-        { rule: "codex-eventmsg#patch-apply-end", line: 1900, run: r_patch_apply_end },
-      ],
-      "mcp_tool_call_begin": [
-        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1962, run: r_mcp_tool_call_begin },
-      ],
-      "mcp_tool_call_end": [
-        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1981, run: r_mcp_tool_call_end },
-      ],
-      "web_search_begin": [
-        { rule: "codex-eventmsg#web-search-begin", line: 2007, run: r_web_search_begin },
-      ],
-      "web_search_end": [
-        { rule: "codex-eventmsg#web-search-end", line: 2021, run: r_web_search_end },
-      ],
-      "image_generation_begin": [
-        { rule: "codex-eventmsg#image-generation-begin", line: 2039, run: r_image_generation_begin },
-      ],
-      "image_generation_end": [
-        { rule: "codex-eventmsg#image-generation-end", line: 2054, run: r_image_generation_end },
-      ],
-      "view_image_tool_call": [
-        { rule: "codex-eventmsg#view-image-tool-call", line: 2074, run: r_view_image_tool_call },
-      ],
-      "dynamic_tool_call_request": [
-        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2099, run: r_dynamic_tool_call_request },
-      ],
-      "dynamic_tool_call_response": [
-        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2125, run: r_dynamic_tool_call_response },
-      ],
-      "hook_started": [
-        { rule: "codex-eventmsg#hook-started", line: 2154, run: r_hook_started },
-      ],
-      "hook_completed": [
-        { rule: "codex-eventmsg#hook-completed", line: 2167, run: r_hook_completed },
-      ],
-      "mcp_startup_update": [
-        { rule: "codex-eventmsg#mcp-startup-update", line: 2180, run: r_mcp_startup_update },
-      ],
-      "mcp_startup_complete": [
-        { rule: "codex-eventmsg#mcp-startup-complete", line: 2192, run: r_mcp_startup_complete },
-      ],
-      "entered_review_mode": [
-        { rule: "codex-eventmsg#entered-review-mode", line: 2205, run: r_entered_review_mode },
-      ],
-      "exited_review_mode": [
-        { rule: "codex-eventmsg#exited-review-mode", line: 2227, run: r_exited_review_mode },
-      ],
-      "realtime_conversation_started": [
-        { rule: "codex-eventmsg#realtime-conversation-started", line: 2248, run: r_realtime_conversation_started },
-      ],
-      "realtime_conversation_realtime": [
-        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2261, run: r_realtime_conversation_audio },
-        { rule: "codex-eventmsg#realtime-conversation-error", line: 2276, run: r_realtime_conversation_error },
-        { rule: "codex-eventmsg#realtime-conversation-item", line: 2292, run: r_realtime_conversation_item },
-      ],
-      "realtime_conversation_closed": [
-        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2305, run: r_realtime_conversation_closed },
-      ],
-      "guardian_assessment": [
-        { rule: "codex-eventmsg#guardian-assessment", line: 2320, run: r_guardian_assessment },
-      ],
-      "collab_agent_spawn_begin": [
-        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2337, run: r_collab_agent_spawn_begin },
-      ],
-      "collab_agent_spawn_end": [
-        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2354, run: r_collab_agent_spawn_end },
-      ],
-      "collab_agent_interaction_begin": [
-        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2376, run: r_collab_agent_interaction_begin },
-      ],
-      "collab_agent_interaction_end": [
-        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2394, run: r_collab_agent_interaction_end },
-      ],
-      "collab_waiting_begin": [
-        { rule: "codex-eventmsg#collab-waiting-begin", line: 2414, run: r_collab_waiting_begin },
-      ],
-      "collab_waiting_end": [
-        { rule: "codex-eventmsg#collab-waiting-end", line: 2431, run: r_collab_waiting_end },
-      ],
-      "collab_close_begin": [
-        { rule: "codex-eventmsg#collab-close-begin", line: 2449, run: r_collab_close_begin },
-      ],
-      "collab_close_end": [
-        { rule: "codex-eventmsg#collab-close-end", line: 2467, run: r_collab_close_end },
-      ],
-      "collab_resume_begin": [
-        { rule: "codex-eventmsg#collab-resume-begin", line: 2486, run: r_collab_resume_begin },
-      ],
-      "collab_resume_end": [
-        { rule: "codex-eventmsg#collab-resume-end", line: 2504, run: r_collab_resume_end },
-      ],
-      "sub_agent_activity": [
-        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2525, run: r_sub_agent_activity_started },
-        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2543, run: r_sub_agent_activity_ended },
-        { rule: "codex-eventmsg#sub-agent-activity", line: 2562, run: r_sub_agent_activity },
-      ],
+      "session_configured": [ROW_session_configured],
+      "shutdown_complete": [ROW_shutdown_complete],
+      "task_started": [ROW_task_started, ROW_task_started_submission, ROW_task_started_unnamed],
+      "turn_started": [ROW_task_started, ROW_task_started_submission, ROW_task_started_unnamed],
+      "task_complete": [ROW_task_complete, ROW_task_complete_submission, ROW_task_complete_unnamed],
+      "turn_complete": [ROW_task_complete, ROW_task_complete_submission, ROW_task_complete_unnamed],
+      "turn_aborted": [ROW_turn_aborted, ROW_turn_aborted_submission, ROW_turn_aborted_unnamed],
+      "turn_diff": [ROW_turn_diff],
+      "plan_update": [ROW_plan_update],
+      "plan_delta": [ROW_plan_delta],
+      "token_count": [ROW_token_count],
+      "error": [ROW_error],
+      "stream_error": [ROW_stream_error],
+      "warning": [ROW_warning],
+      "guardian_warning": [ROW_guardian_warning],
+      "deprecation_notice": [ROW_deprecation_notice],
+      "model_reroute": [ROW_model_reroute],
+      "model_verification": [ROW_model_verification],
+      "safety_buffering": [ROW_safety_buffering],
+      "auth_recovery_started": [ROW_auth_recovery_started],
+      "auth_recovery_completed": [ROW_auth_recovery_completed],
+      "context_compacted": [ROW_context_compacted],
+      "thread_rolled_back": [ROW_thread_rolled_back],
+      "thread_goal_updated": [ROW_thread_goal_updated],
+      "thread_settings_applied": [ROW_thread_settings_applied],
+      "environment_connected": [ROW_environment_connected],
+      "environment_disconnected": [ROW_environment_disconnected],
+      "agent_message_content_delta": [ROW_agent_message_content_delta],
+      "agent_message": [ROW_agent_message_restored, ROW_agent_message, ROW_agent_message_unkeyed],
+      "user_message": [ROW_user_message],
+      "reasoning_content_delta": [ROW_reasoning_content_delta],
+      "reasoning_raw_content_delta": [ROW_reasoning_raw_content_delta],
+      "agent_reasoning": [ROW_agent_reasoning_restored, ROW_agent_reasoning_streamed, ROW_agent_reasoning],
+      "agent_reasoning_raw_content": [ROW_agent_reasoning_raw_content_restored, ROW_agent_reasoning_raw_content],
+      "agent_reasoning_section_break": [ROW_agent_reasoning_section_break],
+      "item_started": [ROW_item_started],
+      "item_completed": [ROW_item_completed_agent_message_restored, ROW_item_completed_reasoning_restored, ROW_item_completed_plan_restored, ROW_item_completed_restored, ROW_item_completed_agent_message, ROW_item_completed_reasoning, ROW_item_completed_plan, ROW_item_completed],
+      "exec_command_begin": [ROW_exec_command_begin],
+      "exec_command_output_delta": [ROW_exec_command_output_delta],
+      "terminal_interaction": [ROW_terminal_interaction],
+      "exec_command_end": [ROW_exec_command_end],
+      "exec_approval_request": [ROW_exec_approval_request_subcommand, ROW_exec_approval_request],
+      "apply_patch_approval_request": [ROW_apply_patch_approval_request],
+      "request_permissions": [ROW_request_permissions],
+      "request_user_input": [ROW_request_user_input],
+      "elicitation_request": [ROW_elicitation_request],
+      "elicitation_abandoned": [ROW_elicitation_abandoned],
+      "patch_apply_begin": [ROW_patch_apply_begin],
+      "patch_apply_updated": [ROW_patch_apply_updated],
+      "patch_apply_end": [ROW_patch_apply_end],
+      "mcp_tool_call_begin": [ROW_mcp_tool_call_begin],
+      "mcp_tool_call_end": [ROW_mcp_tool_call_end],
+      "web_search_begin": [ROW_web_search_begin],
+      "web_search_end": [ROW_web_search_end],
+      "image_generation_begin": [ROW_image_generation_begin],
+      "image_generation_end": [ROW_image_generation_end],
+      "view_image_tool_call": [ROW_view_image_tool_call],
+      "dynamic_tool_call_request": [ROW_dynamic_tool_call_request],
+      "dynamic_tool_call_response": [ROW_dynamic_tool_call_response],
+      "hook_started": [ROW_hook_started],
+      "hook_completed": [ROW_hook_completed],
+      "mcp_startup_update": [ROW_mcp_startup_update],
+      "mcp_startup_complete": [ROW_mcp_startup_complete],
+      "entered_review_mode": [ROW_entered_review_mode],
+      "exited_review_mode": [ROW_exited_review_mode],
+      "realtime_conversation_started": [ROW_realtime_conversation_started],
+      "realtime_conversation_realtime": [ROW_realtime_conversation_audio, ROW_realtime_conversation_error, ROW_realtime_conversation_item],
+      "realtime_conversation_closed": [ROW_realtime_conversation_closed],
+      "guardian_assessment": [ROW_guardian_assessment],
+      "collab_agent_spawn_begin": [ROW_collab_agent_spawn_begin],
+      "collab_agent_spawn_end": [ROW_collab_agent_spawn_end],
+      "collab_agent_interaction_begin": [ROW_collab_agent_interaction_begin],
+      "collab_agent_interaction_end": [ROW_collab_agent_interaction_end],
+      "collab_waiting_begin": [ROW_collab_waiting_begin],
+      "collab_waiting_end": [ROW_collab_waiting_end],
+      "collab_close_begin": [ROW_collab_close_begin],
+      "collab_close_end": [ROW_collab_close_end],
+      "collab_resume_begin": [ROW_collab_resume_begin],
+      "collab_resume_end": [ROW_collab_resume_end],
+      "sub_agent_activity": [ROW_sub_agent_activity_started, ROW_sub_agent_activity_ended, ROW_sub_agent_activity],
     },
     legacy: {
-      "background_event": [
-        { rule: "codex-eventmsg#background-event", line: 648, run: r_background_event },
-      ],
-      "thread_name_updated": [
-        { rule: "codex-eventmsg#thread-name-updated", line: 766, run: r_thread_name_updated },
-      ],
-      "agent_message_delta": [
-        { rule: "codex-eventmsg#agent-message-delta", line: 852, run: r_agent_message_delta },
-      ],
-      "agent_reasoning_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1062, run: r_agent_reasoning_delta },
-      ],
-      "agent_reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1083, run: r_agent_reasoning_raw_content_delta },
-      ],
+      "background_event": [ROW_background_event],
+      "thread_name_updated": [ROW_thread_name_updated],
+      "agent_message_delta": [ROW_agent_message_delta],
+      "agent_reasoning_delta": [ROW_agent_reasoning_delta],
+      "agent_reasoning_raw_content_delta": [ROW_agent_reasoning_raw_content_delta],
     },
+  },
+  picks: {
+    event: { "item_completed": pick_event_item_completed, "sub_agent_activity": pick_event_sub_agent_activity },
   },
   ignored: {
     event: {

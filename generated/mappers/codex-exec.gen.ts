@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   3cd0c9449c5aa2d468c8e4ccd400f41c67f1a983cde212e91346211bce1b4d99  schemas/upstream/codex-sdk/0.163.0/ThreadEvent.json
 // Mapping table mappings/codex-exec.yaml: sha256 184e0ce31ac7f63b9fb6db3b5cc30053a18fdfe019d411a2bb326d4b55d6d26a
-import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import { add, arr, concat, joinKey, json, numberOf, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
@@ -390,6 +390,44 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_thread_started: Row = { rule: "codex-exec#thread-started", line: 87, run: r_thread_started };
+const ROW_turn_started: Row = { rule: "codex-exec#turn-started", line: 106, run: r_turn_started };
+const ROW_turn_completed: Row = { rule: "codex-exec#turn-completed", line: 119, run: r_turn_completed };
+const ROW_turn_failed: Row = { rule: "codex-exec#turn-failed", line: 141, run: r_turn_failed };
+const ROW_error: Row = { rule: "codex-exec#error", line: 172, run: r_error };
+const ROW_item_started_todo_list: Row = { rule: "codex-exec#item-started-todo-list", line: 190, run: r_item_started_todo_list };
+const ROW_item_started: Row = { rule: "codex-exec#item-started", line: 212, run: r_item_started };
+const ROW_item_updated_todo_list: Row = { rule: "codex-exec#item-updated-todo-list", line: 254, run: r_item_updated_todo_list };
+const ROW_item_updated: Row = { rule: "codex-exec#item-updated", line: 284, run: r_item_updated };
+const ROW_item_completed_agent_message: Row = { rule: "codex-exec#item-completed-agent-message", line: 336, run: r_item_completed_agent_message };
+const ROW_item_completed_reasoning: Row = { rule: "codex-exec#item-completed-reasoning", line: 379, run: r_item_completed_reasoning };
+const ROW_item_completed_command_execution: Row = { rule: "codex-exec#item-completed-command-execution", line: 411, run: r_item_completed_command_execution };
+const ROW_item_completed_mcp_tool_call: Row = { rule: "codex-exec#item-completed-mcp-tool-call", line: 459, run: r_item_completed_mcp_tool_call };
+const ROW_item_completed_todo_list: Row = { rule: "codex-exec#item-completed-todo-list", line: 496, run: r_item_completed_todo_list };
+const ROW_item_completed_error: Row = { rule: "codex-exec#item-completed-error", line: 524, run: r_item_completed_error };
+const ROW_item_completed: Row = { rule: "codex-exec#item-completed", line: 558, run: r_item_completed };
+const PICK_EVENT_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_agent_message, ROW_item_completed];
+const PICK_EVENT_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_reasoning, ROW_item_completed];
+const PICK_EVENT_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_command_execution, ROW_item_completed];
+const PICK_EVENT_ITEM_COMPLETED_4: readonly Row[] = [ROW_item_completed_mcp_tool_call, ROW_item_completed];
+const PICK_EVENT_ITEM_COMPLETED_5: readonly Row[] = [ROW_item_completed_todo_list, ROW_item_completed];
+const PICK_EVENT_ITEM_COMPLETED_6: readonly Row[] = [ROW_item_completed_error, ROW_item_completed];
+const PICK_EVENT_ITEM_COMPLETED_OTHER: readonly Row[] = [ROW_item_completed];
+
+/** event "item.completed": the rows that can match a message, by m.item?.type. */
+function pick_event_item_completed(m: Parameters<typeof r_item_completed_agent_message>[0]): readonly Row[] {
+  switch (m.item?.type) {
+    case "agent_message": return PICK_EVENT_ITEM_COMPLETED_1;
+    case "reasoning": return PICK_EVENT_ITEM_COMPLETED_2;
+    case "command_execution": return PICK_EVENT_ITEM_COMPLETED_3;
+    case "mcp_tool_call": return PICK_EVENT_ITEM_COMPLETED_4;
+    case "todo_list": return PICK_EVENT_ITEM_COMPLETED_5;
+    case "error": return PICK_EVENT_ITEM_COMPLETED_6;
+    default: return PICK_EVENT_ITEM_COMPLETED_OTHER;
+  }
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/codex-exec.yaml:42 — input wrapper "recorder-argv"
@@ -410,40 +448,20 @@ export const table: SurfaceTable = {
   sources: { event: "codex.sdk.thread-event" },
   rows: {
     event: {
-      "thread.started": [
-        { rule: "codex-exec#thread-started", line: 87, run: r_thread_started },
-      ],
-      "turn.started": [
-        { rule: "codex-exec#turn-started", line: 106, run: r_turn_started },
-      ],
-      "turn.completed": [
-        { rule: "codex-exec#turn-completed", line: 119, run: r_turn_completed },
-      ],
-      "turn.failed": [
-        { rule: "codex-exec#turn-failed", line: 141, run: r_turn_failed },
-      ],
-      "error": [
-        { rule: "codex-exec#error", line: 172, run: r_error },
-      ],
-      "item.started": [
-        { rule: "codex-exec#item-started-todo-list", line: 190, run: r_item_started_todo_list },
-        { rule: "codex-exec#item-started", line: 212, run: r_item_started },
-      ],
-      "item.updated": [
-        { rule: "codex-exec#item-updated-todo-list", line: 254, run: r_item_updated_todo_list },
-        { rule: "codex-exec#item-updated", line: 284, run: r_item_updated },
-      ],
-      "item.completed": [
-        { rule: "codex-exec#item-completed-agent-message", line: 336, run: r_item_completed_agent_message },
-        { rule: "codex-exec#item-completed-reasoning", line: 379, run: r_item_completed_reasoning },
-        { rule: "codex-exec#item-completed-command-execution", line: 411, run: r_item_completed_command_execution },
-        { rule: "codex-exec#item-completed-mcp-tool-call", line: 459, run: r_item_completed_mcp_tool_call },
-        { rule: "codex-exec#item-completed-todo-list", line: 496, run: r_item_completed_todo_list },
-        { rule: "codex-exec#item-completed-error", line: 524, run: r_item_completed_error },
-        { rule: "codex-exec#item-completed", line: 558, run: r_item_completed },
-      ],
+      "thread.started": [ROW_thread_started],
+      "turn.started": [ROW_turn_started],
+      "turn.completed": [ROW_turn_completed],
+      "turn.failed": [ROW_turn_failed],
+      "error": [ROW_error],
+      "item.started": [ROW_item_started_todo_list, ROW_item_started],
+      "item.updated": [ROW_item_updated_todo_list, ROW_item_updated],
+      "item.completed": [ROW_item_completed_agent_message, ROW_item_completed_reasoning, ROW_item_completed_command_execution, ROW_item_completed_mcp_tool_call, ROW_item_completed_todo_list, ROW_item_completed_error, ROW_item_completed],
     },
   },
+  picks: {
+    event: { "item.completed": pick_event_item_completed },
+  },
+  snapshots: false,
   ignored: {},
   ignoreReasons: {
     "codex-exec#input-recorder-argv": "the recorder's note of the `codex exec` command line it started (not agent output) (mappings/codex-exec.yaml:42)",

@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
 // Mapping table mappings/codex-rollout.yaml: sha256 b84c13b9c85b800c392ebd0ce883c592d5b5e2baa7f61b042ea8c3401af74177
-import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -372,6 +372,86 @@ function r_realtime_item(m: View<Member<LineMessage, "type", "realtime_item">>, 
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_session_meta: Row = { rule: "codex-rollout#session-meta", line: 82, run: r_session_meta };
+const ROW_turn_context: Row = { rule: "codex-rollout#turn-context", line: 111, run: r_turn_context };
+const ROW_dynamic_tools_updated: Row = { rule: "codex-rollout#dynamic-tools-updated", line: 127, run: r_dynamic_tools_updated };
+const ROW_compacted: Row = { rule: "codex-rollout#compacted", line: 141, run: r_compacted };
+const ROW_event_msg: Row = { rule: "codex-rollout#event-msg", line: 160, run: r_event_msg };
+const ROW_response_item_message: Row = { rule: "codex-rollout#response-item-message", line: 170, run: r_response_item_message };
+const ROW_response_item_reasoning: Row = { rule: "codex-rollout#response-item-reasoning", line: 239, run: r_response_item_reasoning };
+const ROW_response_item_function_call: Row = { rule: "codex-rollout#response-item-function-call", line: 287, run: r_response_item_function_call };
+const ROW_response_item_local_shell_call: Row = { rule: "codex-rollout#response-item-local-shell-call", line: 337, run: r_response_item_local_shell_call };
+const ROW_response_item_tool_search_call: Row = { rule: "codex-rollout#response-item-tool-search-call", line: 358, run: r_response_item_tool_search_call };
+const ROW_response_item_call_output: Row = { rule: "codex-rollout#response-item-call-output", line: 383, run: r_response_item_call_output };
+const ROW_response_item_web_search_call: Row = { rule: "codex-rollout#response-item-web-search-call", line: 437, run: r_response_item_web_search_call };
+const ROW_response_item_image_generation_call: Row = { rule: "codex-rollout#response-item-image-generation-call", line: 466, run: r_response_item_image_generation_call };
+const ROW_response_item_compaction: Row = { rule: "codex-rollout#response-item-compaction", line: 491, run: r_response_item_compaction };
+const ROW_response_item_agent_message: Row = { rule: "codex-rollout#response-item-agent-message", line: 515, run: r_response_item_agent_message };
+const ROW_response_item_additional_tools: Row = { rule: "codex-rollout#response-item-additional-tools", line: 540, run: r_response_item_additional_tools };
+const ROW_response_item_configuration_update: Row = { rule: "codex-rollout#response-item-configuration-update", line: 556, run: r_response_item_configuration_update };
+const ROW_response_item_markers: Row = { rule: "codex-rollout#response-item-markers", line: 575, run: r_response_item_markers };
+const ROW_realtime_session_started: Row = { rule: "codex-rollout#realtime-session-started", line: 593, run: r_realtime_session_started };
+const ROW_realtime_session_closed: Row = { rule: "codex-rollout#realtime-session-closed", line: 608, run: r_realtime_session_closed };
+const ROW_realtime_item: Row = { rule: "codex-rollout#realtime-item", line: 622, run: r_realtime_item };
+const PICK_LINE_RESPONSE_ITEM_1: readonly Row[] = [ROW_response_item_message];
+const PICK_LINE_RESPONSE_ITEM_2: readonly Row[] = [ROW_response_item_reasoning];
+const PICK_LINE_RESPONSE_ITEM_3: readonly Row[] = [ROW_response_item_function_call];
+const PICK_LINE_RESPONSE_ITEM_4: readonly Row[] = [ROW_response_item_function_call];
+const PICK_LINE_RESPONSE_ITEM_5: readonly Row[] = [ROW_response_item_local_shell_call];
+const PICK_LINE_RESPONSE_ITEM_6: readonly Row[] = [ROW_response_item_tool_search_call];
+const PICK_LINE_RESPONSE_ITEM_7: readonly Row[] = [ROW_response_item_call_output];
+const PICK_LINE_RESPONSE_ITEM_8: readonly Row[] = [ROW_response_item_call_output];
+const PICK_LINE_RESPONSE_ITEM_9: readonly Row[] = [ROW_response_item_call_output];
+const PICK_LINE_RESPONSE_ITEM_10: readonly Row[] = [ROW_response_item_web_search_call];
+const PICK_LINE_RESPONSE_ITEM_11: readonly Row[] = [ROW_response_item_image_generation_call];
+const PICK_LINE_RESPONSE_ITEM_12: readonly Row[] = [ROW_response_item_compaction];
+const PICK_LINE_RESPONSE_ITEM_13: readonly Row[] = [ROW_response_item_compaction];
+const PICK_LINE_RESPONSE_ITEM_14: readonly Row[] = [ROW_response_item_agent_message];
+const PICK_LINE_RESPONSE_ITEM_15: readonly Row[] = [ROW_response_item_additional_tools];
+const PICK_LINE_RESPONSE_ITEM_16: readonly Row[] = [ROW_response_item_configuration_update];
+const PICK_LINE_RESPONSE_ITEM_17: readonly Row[] = [ROW_response_item_markers];
+const PICK_LINE_RESPONSE_ITEM_18: readonly Row[] = [ROW_response_item_markers];
+const PICK_LINE_RESPONSE_ITEM_OTHER: readonly Row[] = [];
+
+/** line "response_item": the rows that can match a message, by m.payload?.type. */
+function pick_line_response_item(m: Parameters<typeof r_response_item_message>[0]): readonly Row[] {
+  switch (m.payload?.type) {
+    case "message": return PICK_LINE_RESPONSE_ITEM_1;
+    case "reasoning": return PICK_LINE_RESPONSE_ITEM_2;
+    case "function_call": return PICK_LINE_RESPONSE_ITEM_3;
+    case "custom_tool_call": return PICK_LINE_RESPONSE_ITEM_4;
+    case "local_shell_call": return PICK_LINE_RESPONSE_ITEM_5;
+    case "tool_search_call": return PICK_LINE_RESPONSE_ITEM_6;
+    case "function_call_output": return PICK_LINE_RESPONSE_ITEM_7;
+    case "custom_tool_call_output": return PICK_LINE_RESPONSE_ITEM_8;
+    case "tool_search_output": return PICK_LINE_RESPONSE_ITEM_9;
+    case "web_search_call": return PICK_LINE_RESPONSE_ITEM_10;
+    case "image_generation_call": return PICK_LINE_RESPONSE_ITEM_11;
+    case "compaction": return PICK_LINE_RESPONSE_ITEM_12;
+    case "context_compaction": return PICK_LINE_RESPONSE_ITEM_13;
+    case "agent_message": return PICK_LINE_RESPONSE_ITEM_14;
+    case "additional_tools": return PICK_LINE_RESPONSE_ITEM_15;
+    case "configuration_update": return PICK_LINE_RESPONSE_ITEM_16;
+    case "compaction_trigger": return PICK_LINE_RESPONSE_ITEM_17;
+    case "other": return PICK_LINE_RESPONSE_ITEM_18;
+    default: return PICK_LINE_RESPONSE_ITEM_OTHER;
+  }
+}
+
+const PICK_LINE_REALTIME_ITEM_1: readonly Row[] = [ROW_realtime_session_started, ROW_realtime_item];
+const PICK_LINE_REALTIME_ITEM_2: readonly Row[] = [ROW_realtime_session_closed, ROW_realtime_item];
+const PICK_LINE_REALTIME_ITEM_OTHER: readonly Row[] = [ROW_realtime_item];
+
+/** line "realtime_item": the rows that can match a message, by m.payload?.type. */
+function pick_line_realtime_item(m: Parameters<typeof r_realtime_session_started>[0]): readonly Row[] {
+  switch (m.payload?.type) {
+    case "realtime_session_started": return PICK_LINE_REALTIME_ITEM_1;
+    case "realtime_session_closed": return PICK_LINE_REALTIME_ITEM_2;
+    default: return PICK_LINE_REALTIME_ITEM_OTHER;
+  }
+}
+
 /** The time a message carries (mappings/codex-rollout.yaml:46), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.timestamp, "ms");
@@ -390,42 +470,17 @@ export const table: SurfaceTable = {
   sources: { line: "codex.eventmsg" },
   rows: {
     line: {
-      "session_meta": [
-        { rule: "codex-rollout#session-meta", line: 82, run: r_session_meta },
-      ],
-      "turn_context": [
-        { rule: "codex-rollout#turn-context", line: 111, run: r_turn_context },
-      ],
-      "dynamic_tools_updated": [
-        { rule: "codex-rollout#dynamic-tools-updated", line: 127, run: r_dynamic_tools_updated },
-      ],
-      "compacted": [
-        { rule: "codex-rollout#compacted", line: 141, run: r_compacted },
-      ],
-      "event_msg": [
-        { rule: "codex-rollout#event-msg", line: 160, run: r_event_msg },
-      ],
-      "response_item": [
-        { rule: "codex-rollout#response-item-message", line: 170, run: r_response_item_message },
-        { rule: "codex-rollout#response-item-reasoning", line: 239, run: r_response_item_reasoning },
-        { rule: "codex-rollout#response-item-function-call", line: 287, run: r_response_item_function_call },
-        { rule: "codex-rollout#response-item-local-shell-call", line: 337, run: r_response_item_local_shell_call },
-        { rule: "codex-rollout#response-item-tool-search-call", line: 358, run: r_response_item_tool_search_call },
-        { rule: "codex-rollout#response-item-call-output", line: 383, run: r_response_item_call_output },
-        { rule: "codex-rollout#response-item-web-search-call", line: 437, run: r_response_item_web_search_call },
-        { rule: "codex-rollout#response-item-image-generation-call", line: 466, run: r_response_item_image_generation_call },
-        { rule: "codex-rollout#response-item-compaction", line: 491, run: r_response_item_compaction },
-        { rule: "codex-rollout#response-item-agent-message", line: 515, run: r_response_item_agent_message },
-        { rule: "codex-rollout#response-item-additional-tools", line: 540, run: r_response_item_additional_tools },
-        { rule: "codex-rollout#response-item-configuration-update", line: 556, run: r_response_item_configuration_update },
-        { rule: "codex-rollout#response-item-markers", line: 575, run: r_response_item_markers },
-      ],
-      "realtime_item": [
-        { rule: "codex-rollout#realtime-session-started", line: 593, run: r_realtime_session_started },
-        { rule: "codex-rollout#realtime-session-closed", line: 608, run: r_realtime_session_closed },
-        { rule: "codex-rollout#realtime-item", line: 622, run: r_realtime_item },
-      ],
+      "session_meta": [ROW_session_meta],
+      "turn_context": [ROW_turn_context],
+      "dynamic_tools_updated": [ROW_dynamic_tools_updated],
+      "compacted": [ROW_compacted],
+      "event_msg": [ROW_event_msg],
+      "response_item": [ROW_response_item_message, ROW_response_item_reasoning, ROW_response_item_function_call, ROW_response_item_local_shell_call, ROW_response_item_tool_search_call, ROW_response_item_call_output, ROW_response_item_web_search_call, ROW_response_item_image_generation_call, ROW_response_item_compaction, ROW_response_item_agent_message, ROW_response_item_additional_tools, ROW_response_item_configuration_update, ROW_response_item_markers],
+      "realtime_item": [ROW_realtime_session_started, ROW_realtime_session_closed, ROW_realtime_item],
     },
+  },
+  picks: {
+    line: { "response_item": pick_line_response_item, "realtime_item": pick_line_realtime_item },
   },
   ignored: {
     line: {

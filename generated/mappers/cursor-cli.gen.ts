@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
 // Mapping table mappings/cursor-cli.yaml: sha256 4849a9d0c14e3a4b19bfef64c04bcb2e544a8bb671fb9e155a568d967f54c834
-import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -449,6 +449,33 @@ function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: Ro
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_system_init: Row = { rule: "cursor-cli#system-init", line: 104, run: r_system_init };
+const ROW_system_other: Row = { rule: "cursor-cli#system-other", line: 130, run: r_system_other };
+const ROW_user: Row = { rule: "cursor-cli#user", line: 145, run: r_user };
+const ROW_assistant_delta: Row = { rule: "cursor-cli#assistant-delta", line: 169, run: r_assistant_delta };
+const ROW_assistant_message: Row = { rule: "cursor-cli#assistant-message", line: 198, run: r_assistant_message };
+const ROW_thinking_delta: Row = { rule: "cursor-cli#thinking-delta", line: 241, run: r_thinking_delta };
+const ROW_thinking_completed: Row = { rule: "cursor-cli#thinking-completed", line: 262, run: r_thinking_completed };
+const ROW_tool_call_started: Row = { rule: "cursor-cli#tool-call-started", line: 289, run: r_tool_call_started };
+const ROW_tool_call_todos_completed: Row = { rule: "cursor-cli#tool-call-todos-completed", line: 350, run: r_tool_call_todos_completed };
+const ROW_tool_call_completed: Row = { rule: "cursor-cli#tool-call-completed", line: 384, run: r_tool_call_completed };
+const ROW_tool_call_other: Row = { rule: "cursor-cli#tool-call-other", line: 457, run: r_tool_call_other };
+const ROW_result_success: Row = { rule: "cursor-cli#result-success", line: 485, run: r_result_success };
+const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 515, run: r_result_failed };
+const PICK_EVENT_TOOL_CALL_1: readonly Row[] = [ROW_tool_call_started, ROW_tool_call_other];
+const PICK_EVENT_TOOL_CALL_2: readonly Row[] = [ROW_tool_call_todos_completed, ROW_tool_call_completed, ROW_tool_call_other];
+const PICK_EVENT_TOOL_CALL_OTHER: readonly Row[] = [ROW_tool_call_other];
+
+/** event "tool_call": the rows that can match a message, by m.subtype. */
+function pick_event_tool_call(m: Parameters<typeof r_tool_call_started>[0]): readonly Row[] {
+  switch (m.subtype) {
+    case "started": return PICK_EVENT_TOOL_CALL_1;
+    case "completed": return PICK_EVENT_TOOL_CALL_2;
+    default: return PICK_EVENT_TOOL_CALL_OTHER;
+  }
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/cursor-cli.yaml:39 — input wrapper "bare"
@@ -480,33 +507,18 @@ export const table: SurfaceTable = {
   sources: { event: "cursor.stream-json" },
   rows: {
     event: {
-      "system": [
-        { rule: "cursor-cli#system-init", line: 104, run: r_system_init },
-        { rule: "cursor-cli#system-other", line: 130, run: r_system_other },
-      ],
-      "user": [
-        { rule: "cursor-cli#user", line: 145, run: r_user },
-      ],
-      "assistant": [
-        { rule: "cursor-cli#assistant-delta", line: 169, run: r_assistant_delta },
-        { rule: "cursor-cli#assistant-message", line: 198, run: r_assistant_message },
-      ],
-      "thinking": [
-        { rule: "cursor-cli#thinking-delta", line: 241, run: r_thinking_delta },
-        { rule: "cursor-cli#thinking-completed", line: 262, run: r_thinking_completed },
-      ],
-      "tool_call": [
-        { rule: "cursor-cli#tool-call-started", line: 289, run: r_tool_call_started },
-        { rule: "cursor-cli#tool-call-todos-completed", line: 350, run: r_tool_call_todos_completed },
-        { rule: "cursor-cli#tool-call-completed", line: 384, run: r_tool_call_completed },
-        { rule: "cursor-cli#tool-call-other", line: 457, run: r_tool_call_other },
-      ],
-      "result": [
-        { rule: "cursor-cli#result-success", line: 485, run: r_result_success },
-        { rule: "cursor-cli#result-failed", line: 515, run: r_result_failed },
-      ],
+      "system": [ROW_system_init, ROW_system_other],
+      "user": [ROW_user],
+      "assistant": [ROW_assistant_delta, ROW_assistant_message],
+      "thinking": [ROW_thinking_delta, ROW_thinking_completed],
+      "tool_call": [ROW_tool_call_started, ROW_tool_call_todos_completed, ROW_tool_call_completed, ROW_tool_call_other],
+      "result": [ROW_result_success, ROW_result_failed],
     },
   },
+  picks: {
+    event: { "tool_call": pick_event_tool_call },
+  },
+  snapshots: false,
   ignored: {},
   ignoreReasons: {},
 };

@@ -7,7 +7,7 @@
 //   d66df529aa2b9d153e6751e77f286f6149f603c66413c7bf40c7b8b011225543  schemas/upstream/cursor-sdk/1.0.32/RunStreamEvent.json
 //   37a0a899f4874d7dae6eb2d6b9681e99df619a73faef5ce1f0f68e47bbe8e715  schemas/upstream/cursor-sdk/1.0.32/SDKMessage.json
 // Mapping table mappings/cursor-sdk.yaml: sha256 431e2104ad8bfa089a0a1ed571e62be5f215dfedeb02b875513d1064c3a4fd65
-import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
@@ -753,6 +753,64 @@ function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_system_init: Row = { rule: "cursor-sdk#system-init", line: 139, run: r_system_init };
+const ROW_status_running: Row = { rule: "cursor-sdk#status-running", line: 164, run: r_status_running };
+const ROW_status_finished: Row = { rule: "cursor-sdk#status-finished", line: 186, run: r_status_finished };
+const ROW_status_ended: Row = { rule: "cursor-sdk#status-ended", line: 212, run: r_status_ended };
+const ROW_status_other: Row = { rule: "cursor-sdk#status-other", line: 246, run: r_status_other };
+const ROW_request: Row = { rule: "cursor-sdk#request", line: 261, run: r_request };
+const ROW_user: Row = { rule: "cursor-sdk#user", line: 272, run: r_user };
+const ROW_assistant: Row = { rule: "cursor-sdk#assistant", line: 300, run: r_assistant };
+const ROW_thinking_completed: Row = { rule: "cursor-sdk#thinking-completed", line: 327, run: r_thinking_completed };
+const ROW_thinking_delta: Row = { rule: "cursor-sdk#thinking-delta", line: 350, run: r_thinking_delta };
+const ROW_tool_call_running: Row = { rule: "cursor-sdk#tool-call-running", line: 372, run: r_tool_call_running };
+const ROW_tool_call_ended: Row = { rule: "cursor-sdk#tool-call-ended", line: 413, run: r_tool_call_ended };
+const ROW_task: Row = { rule: "cursor-sdk#task", line: 481, run: r_task };
+const ROW_task_status: Row = { rule: "cursor-sdk#task-status", line: 497, run: r_task_status };
+const ROW_usage: Row = { rule: "cursor-sdk#usage", line: 513, run: r_usage };
+const ROW_run_result: Row = { rule: "cursor-sdk#run-result", line: 529, run: r_run_result };
+const ROW_update_user: Row = { rule: "cursor-sdk#update-user", line: 561, run: r_update_user };
+const ROW_update_text: Row = { rule: "cursor-sdk#update-text", line: 594, run: r_update_text };
+const ROW_update_thinking_completed: Row = { rule: "cursor-sdk#update-thinking-completed", line: 630, run: r_update_thinking_completed };
+const ROW_update_thinking: Row = { rule: "cursor-sdk#update-thinking", line: 660, run: r_update_thinking };
+const ROW_update_tool_call_running: Row = { rule: "cursor-sdk#update-tool-call-running", line: 690, run: r_update_tool_call_running };
+const ROW_update_todos_completed: Row = { rule: "cursor-sdk#update-todos-completed", line: 742, run: r_update_todos_completed };
+const ROW_update_tool_call_completed: Row = { rule: "cursor-sdk#update-tool-call-completed", line: 794, run: r_update_tool_call_completed };
+const ROW_update_step_completed: Row = { rule: "cursor-sdk#update-step-completed", line: 886, run: r_update_step_completed };
+const ROW_update_shell_output: Row = { rule: "cursor-sdk#update-shell-output", line: 921, run: r_update_shell_output };
+const ROW_update_summary_started: Row = { rule: "cursor-sdk#update-summary-started", line: 974, run: r_update_summary_started };
+const ROW_update_summary: Row = { rule: "cursor-sdk#update-summary", line: 996, run: r_update_summary };
+const ROW_update_summary_completed: Row = { rule: "cursor-sdk#update-summary-completed", line: 1029, run: r_update_summary_completed };
+const ROW_update_turn_ended_in_run: Row = { rule: "cursor-sdk#update-turn-ended-in-run", line: 1053, run: r_update_turn_ended_in_run };
+const ROW_update_turn_ended: Row = { rule: "cursor-sdk#update-turn-ended", line: 1075, run: r_update_turn_ended };
+const ROW_conversation_agent_turn_prompt: Row = { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1108, run: r_conversation_agent_turn_prompt };
+const ROW_conversation_agent_turn: Row = { rule: "cursor-sdk#conversation-agent-turn", line: 1133, run: r_conversation_agent_turn };
+const ROW_conversation_shell_turn: Row = { rule: "cursor-sdk#conversation-shell-turn", line: 1155, run: r_conversation_shell_turn };
+const ROW_conversation_step_text: Row = { rule: "cursor-sdk#conversation-step-text", line: 1182, run: r_conversation_step_text };
+const ROW_conversation_step_thinking: Row = { rule: "cursor-sdk#conversation-step-thinking", line: 1197, run: r_conversation_step_thinking };
+const ROW_conversation_step_tool_call: Row = { rule: "cursor-sdk#conversation-step-tool-call", line: 1214, run: r_conversation_step_tool_call };
+const PICK_MESSAGE_STATUS_1: readonly Row[] = [ROW_status_running, ROW_status_other];
+const PICK_MESSAGE_STATUS_2: readonly Row[] = [ROW_status_running, ROW_status_other];
+const PICK_MESSAGE_STATUS_3: readonly Row[] = [ROW_status_finished, ROW_status_other];
+const PICK_MESSAGE_STATUS_4: readonly Row[] = [ROW_status_ended, ROW_status_other];
+const PICK_MESSAGE_STATUS_5: readonly Row[] = [ROW_status_ended, ROW_status_other];
+const PICK_MESSAGE_STATUS_6: readonly Row[] = [ROW_status_ended, ROW_status_other];
+const PICK_MESSAGE_STATUS_OTHER: readonly Row[] = [ROW_status_other];
+
+/** message "status": the rows that can match a message, by m.status. */
+function pick_message_status(m: Parameters<typeof r_status_running>[0]): readonly Row[] {
+  switch (m.status) {
+    case "CREATING": return PICK_MESSAGE_STATUS_1;
+    case "RUNNING": return PICK_MESSAGE_STATUS_2;
+    case "FINISHED": return PICK_MESSAGE_STATUS_3;
+    case "ERROR": return PICK_MESSAGE_STATUS_4;
+    case "CANCELLED": return PICK_MESSAGE_STATUS_5;
+    case "EXPIRED": return PICK_MESSAGE_STATUS_6;
+    default: return PICK_MESSAGE_STATUS_OTHER;
+  }
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/cursor-sdk.yaml:74 — input wrapper "run-stream-message"
@@ -785,108 +843,46 @@ export const table: SurfaceTable = {
   sources: { message: "cursor.sdk.message", runEvent: "cursor.sdk.message", update: "cursor.sdk.update", conversation: "cursor.sdk.conversation", conversationStep: "cursor.sdk.conversation" },
   rows: {
     message: {
-      "system": [
-        { rule: "cursor-sdk#system-init", line: 139, run: r_system_init },
-      ],
-      "status": [
-        { rule: "cursor-sdk#status-running", line: 164, run: r_status_running },
-        { rule: "cursor-sdk#status-finished", line: 186, run: r_status_finished },
-        { rule: "cursor-sdk#status-ended", line: 212, run: r_status_ended },
-        { rule: "cursor-sdk#status-other", line: 246, run: r_status_other },
-      ],
-      "request": [
-        { rule: "cursor-sdk#request", line: 261, run: r_request },
-      ],
-      "user": [
-        { rule: "cursor-sdk#user", line: 272, run: r_user },
-      ],
-      "assistant": [
-        { rule: "cursor-sdk#assistant", line: 300, run: r_assistant },
-      ],
-      "thinking": [
-        { rule: "cursor-sdk#thinking-completed", line: 327, run: r_thinking_completed },
-        { rule: "cursor-sdk#thinking-delta", line: 350, run: r_thinking_delta },
-      ],
-      "tool_call": [
-        { rule: "cursor-sdk#tool-call-running", line: 372, run: r_tool_call_running },
-        { rule: "cursor-sdk#tool-call-ended", line: 413, run: r_tool_call_ended },
-      ],
-      "task": [
-        { rule: "cursor-sdk#task", line: 481, run: r_task },
-        { rule: "cursor-sdk#task-status", line: 497, run: r_task_status },
-      ],
-      "usage": [
-        { rule: "cursor-sdk#usage", line: 513, run: r_usage },
-      ],
+      "system": [ROW_system_init],
+      "status": [ROW_status_running, ROW_status_finished, ROW_status_ended, ROW_status_other],
+      "request": [ROW_request],
+      "user": [ROW_user],
+      "assistant": [ROW_assistant],
+      "thinking": [ROW_thinking_completed, ROW_thinking_delta],
+      "tool_call": [ROW_tool_call_running, ROW_tool_call_ended],
+      "task": [ROW_task, ROW_task_status],
+      "usage": [ROW_usage],
     },
     runEvent: {
-      "result": [
-        { rule: "cursor-sdk#run-result", line: 529, run: r_run_result },
-      ],
+      "result": [ROW_run_result],
     },
     update: {
-      "user-message-appended": [
-        { rule: "cursor-sdk#update-user", line: 561, run: r_update_user },
-      ],
-      "text-delta": [
-        { rule: "cursor-sdk#update-text", line: 594, run: r_update_text },
-      ],
-      "thinking-completed": [
-        { rule: "cursor-sdk#update-thinking-completed", line: 630, run: r_update_thinking_completed },
-      ],
-      "thinking-delta": [
-        { rule: "cursor-sdk#update-thinking", line: 660, run: r_update_thinking },
-      ],
-      "tool-call-started": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 690, run: r_update_tool_call_running },
-      ],
-      "partial-tool-call": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 690, run: r_update_tool_call_running },
-      ],
-      "tool-call-completed": [
-        { rule: "cursor-sdk#update-todos-completed", line: 742, run: r_update_todos_completed },
-        { rule: "cursor-sdk#update-tool-call-completed", line: 794, run: r_update_tool_call_completed },
-      ],
-      "step-completed": [
-        { rule: "cursor-sdk#update-step-completed", line: 886, run: r_update_step_completed },
-      ],
-      "shell-output-delta": [
-        { rule: "cursor-sdk#update-shell-output", line: 921, run: r_update_shell_output },
-      ],
-      "summary-started": [
-        { rule: "cursor-sdk#update-summary-started", line: 974, run: r_update_summary_started },
-      ],
-      "summary": [
-        { rule: "cursor-sdk#update-summary", line: 996, run: r_update_summary },
-      ],
-      "summary-completed": [
-        { rule: "cursor-sdk#update-summary-completed", line: 1029, run: r_update_summary_completed },
-      ],
-      "turn-ended": [
-        { rule: "cursor-sdk#update-turn-ended-in-run", line: 1053, run: r_update_turn_ended_in_run },
-        { rule: "cursor-sdk#update-turn-ended", line: 1075, run: r_update_turn_ended },
-      ],
+      "user-message-appended": [ROW_update_user],
+      "text-delta": [ROW_update_text],
+      "thinking-completed": [ROW_update_thinking_completed],
+      "thinking-delta": [ROW_update_thinking],
+      "tool-call-started": [ROW_update_tool_call_running],
+      "partial-tool-call": [ROW_update_tool_call_running],
+      "tool-call-completed": [ROW_update_todos_completed, ROW_update_tool_call_completed],
+      "step-completed": [ROW_update_step_completed],
+      "shell-output-delta": [ROW_update_shell_output],
+      "summary-started": [ROW_update_summary_started],
+      "summary": [ROW_update_summary],
+      "summary-completed": [ROW_update_summary_completed],
+      "turn-ended": [ROW_update_turn_ended_in_run, ROW_update_turn_ended],
     },
     conversation: {
-      "agentConversationTurn": [
-        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1108, run: r_conversation_agent_turn_prompt },
-        { rule: "cursor-sdk#conversation-agent-turn", line: 1133, run: r_conversation_agent_turn },
-      ],
-      "shellConversationTurn": [
-        { rule: "cursor-sdk#conversation-shell-turn", line: 1155, run: r_conversation_shell_turn },
-      ],
+      "agentConversationTurn": [ROW_conversation_agent_turn_prompt, ROW_conversation_agent_turn],
+      "shellConversationTurn": [ROW_conversation_shell_turn],
     },
     conversationStep: {
-      "assistantMessage": [
-        { rule: "cursor-sdk#conversation-step-text", line: 1182, run: r_conversation_step_text },
-      ],
-      "thinkingMessage": [
-        { rule: "cursor-sdk#conversation-step-thinking", line: 1197, run: r_conversation_step_thinking },
-      ],
-      "toolCall": [
-        { rule: "cursor-sdk#conversation-step-tool-call", line: 1214, run: r_conversation_step_tool_call },
-      ],
+      "assistantMessage": [ROW_conversation_step_text],
+      "thinkingMessage": [ROW_conversation_step_thinking],
+      "toolCall": [ROW_conversation_step_tool_call],
     },
+  },
+  picks: {
+    message: { "status": pick_message_status },
   },
   ignored: {
     runEvent: {

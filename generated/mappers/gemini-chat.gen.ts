@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0fa825390b5968d38fd973270a984611c7ab6081d376eb2fcb591cc5db5647d2  schemas/upstream/gemini-cli/0.61.0/ChatRecord.json
 // Mapping table mappings/gemini-chat.yaml: sha256 bf455f8e0605d8a87ff1946b27ae27a2cc2da85312089beb497d23585a4d879d
-import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/gemini-chat.gen.js";
 
@@ -195,6 +195,22 @@ function r_end(m: View<Member<StepMessage, "step", "end">>, cx: RowContext): boo
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_header: Row = { rule: "gemini-chat#header", line: 96, run: r_header };
+const ROW_user_prompt: Row = { rule: "gemini-chat#user-prompt", line: 105, run: r_user_prompt };
+const ROW_model_message_text: Row = { rule: "gemini-chat#model-message-text", line: 143, run: r_model_message_text };
+const ROW_model_message_rewritten: Row = { rule: "gemini-chat#model-message-rewritten", line: 177, run: r_model_message_rewritten };
+const ROW_model_message_parts: Row = { rule: "gemini-chat#model-message-parts", line: 206, run: r_model_message_parts };
+const ROW_step_thought: Row = { rule: "gemini-chat#step-thought", line: 235, run: r_step_thought };
+const ROW_step_text: Row = { rule: "gemini-chat#step-text", line: 254, run: r_step_text };
+const ROW_step_part_thought: Row = { rule: "gemini-chat#step-part-thought", line: 275, run: r_step_part_thought };
+const ROW_step_part_text: Row = { rule: "gemini-chat#step-part-text", line: 295, run: r_step_part_text };
+const ROW_step_part_call: Row = { rule: "gemini-chat#step-part-call", line: 312, run: r_step_part_call };
+const ROW_step_tool_call_diff: Row = { rule: "gemini-chat#step-tool-call-diff", line: 338, run: r_step_tool_call_diff };
+const ROW_step_tool_call_text: Row = { rule: "gemini-chat#step-tool-call-text", line: 365, run: r_step_tool_call_text };
+const ROW_step_tool_call: Row = { rule: "gemini-chat#step-tool-call", line: 392, run: r_step_tool_call };
+const ROW_end: Row = { rule: "gemini-chat#end", line: 417, run: r_end };
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/gemini-chat.yaml:42 — input wrapper "header"
@@ -225,40 +241,19 @@ export const table: SurfaceTable = {
   sources: { record: "acp.notification", step: "acp.notification" },
   rows: {
     record: {
-      "header": [
-        { rule: "gemini-chat#header", line: 96, run: r_header },
-      ],
-      "user": [
-        { rule: "gemini-chat#user-prompt", line: 105, run: r_user_prompt },
-      ],
-      "gemini": [
-        { rule: "gemini-chat#model-message-text", line: 143, run: r_model_message_text },
-        { rule: "gemini-chat#model-message-rewritten", line: 177, run: r_model_message_rewritten },
-        { rule: "gemini-chat#model-message-parts", line: 206, run: r_model_message_parts },
-      ],
+      "header": [ROW_header],
+      "user": [ROW_user_prompt],
+      "gemini": [ROW_model_message_text, ROW_model_message_rewritten, ROW_model_message_parts],
     },
     step: {
-      "thought": [
-        { rule: "gemini-chat#step-thought", line: 235, run: r_step_thought },
-      ],
-      "text": [
-        { rule: "gemini-chat#step-text", line: 254, run: r_step_text },
-      ],
-      "part": [
-        { rule: "gemini-chat#step-part-thought", line: 275, run: r_step_part_thought },
-        { rule: "gemini-chat#step-part-text", line: 295, run: r_step_part_text },
-        { rule: "gemini-chat#step-part-call", line: 312, run: r_step_part_call },
-      ],
-      "tool-call": [
-        { rule: "gemini-chat#step-tool-call-diff", line: 338, run: r_step_tool_call_diff },
-        { rule: "gemini-chat#step-tool-call-text", line: 365, run: r_step_tool_call_text },
-        { rule: "gemini-chat#step-tool-call", line: 392, run: r_step_tool_call },
-      ],
-      "end": [
-        { rule: "gemini-chat#end", line: 417, run: r_end },
-      ],
+      "thought": [ROW_step_thought],
+      "text": [ROW_step_text],
+      "part": [ROW_step_part_thought, ROW_step_part_text, ROW_step_part_call],
+      "tool-call": [ROW_step_tool_call_diff, ROW_step_tool_call_text, ROW_step_tool_call],
+      "end": [ROW_end],
     },
   },
+  snapshots: false,
   ignored: {
     record: {
       "user": "gemini-chat#ignored-record-1",

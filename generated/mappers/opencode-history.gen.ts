@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   39ebe29168eca7780a739a1c5bed6bea07db8edf792450471bf9cbf05aa2891a  schemas/upstream/opencode/1.18.33/MessageEntry.json
 // Mapping table mappings/opencode-history.yaml: sha256 762de54bd4222a6af15c90e26b34b8c9dd9a9b9088220e4ffc218baf4140b4e3
-import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { add, allIds, arr, concat, eachId, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-history.gen.js";
 
@@ -64,6 +64,25 @@ function r_assistant_entry_running(m: View<Member<EntryMessage, "type", "entry">
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_user_entry: Row = { rule: "opencode-history#user-entry", line: 50, run: r_user_entry };
+const ROW_assistant_entry_error: Row = { rule: "opencode-history#assistant-entry-error", line: 67, run: r_assistant_entry_error };
+const ROW_assistant_entry_continues: Row = { rule: "opencode-history#assistant-entry-continues", line: 87, run: r_assistant_entry_continues };
+const ROW_assistant_entry_final: Row = { rule: "opencode-history#assistant-entry-final", line: 106, run: r_assistant_entry_final };
+const ROW_assistant_entry_running: Row = { rule: "opencode-history#assistant-entry-running", line: 138, run: r_assistant_entry_running };
+const PICK_ENTRY_ENTRY_1: readonly Row[] = [ROW_user_entry];
+const PICK_ENTRY_ENTRY_2: readonly Row[] = [ROW_assistant_entry_error, ROW_assistant_entry_continues, ROW_assistant_entry_final, ROW_assistant_entry_running];
+const PICK_ENTRY_ENTRY_OTHER: readonly Row[] = [];
+
+/** entry "entry": the rows that can match a message, by m.info?.role. */
+function pick_entry_entry(m: Parameters<typeof r_user_entry>[0]): readonly Row[] {
+  switch (m.info?.role) {
+    case "user": return PICK_ENTRY_ENTRY_1;
+    case "assistant": return PICK_ENTRY_ENTRY_2;
+    default: return PICK_ENTRY_ENTRY_OTHER;
+  }
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/opencode-history.yaml:27 — input wrapper "entry"
@@ -97,14 +116,11 @@ export const table: SurfaceTable = {
   sources: { entry: "opencode.event" },
   rows: {
     entry: {
-      "entry": [
-        { rule: "opencode-history#user-entry", line: 50, run: r_user_entry },
-        { rule: "opencode-history#assistant-entry-error", line: 67, run: r_assistant_entry_error },
-        { rule: "opencode-history#assistant-entry-continues", line: 87, run: r_assistant_entry_continues },
-        { rule: "opencode-history#assistant-entry-final", line: 106, run: r_assistant_entry_final },
-        { rule: "opencode-history#assistant-entry-running", line: 138, run: r_assistant_entry_running },
-      ],
+      "entry": [ROW_user_entry, ROW_assistant_entry_error, ROW_assistant_entry_continues, ROW_assistant_entry_final, ROW_assistant_entry_running],
     },
+  },
+  picks: {
+    entry: { "entry": pick_entry_entry },
   },
   ignored: {},
   ignoreReasons: {},

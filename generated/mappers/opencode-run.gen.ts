@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0c6df4f7356ecea331f9fb7253250ecad502bfd4f4fa29577b950b80fb97519d  schemas/upstream/opencode/1.18.33/RunEvent.json
 // Mapping table mappings/opencode-run.yaml: sha256 cca3d53f526e78d346ec44b9f4aa74963ea173bec60a6ea136d6c960e514aba2
-import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-run.gen.js";
 
@@ -53,6 +53,12 @@ function r_done(m: View<Member<RunMessage, "type", "done">>, cx: RowContext): bo
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_step_finish_last: Row = { rule: "opencode-run#step-finish-last", line: 35, run: r_step_finish_last };
+const ROW_part: Row = { rule: "opencode-run#part", line: 52, run: r_part };
+const ROW_error: Row = { rule: "opencode-run#error", line: 76, run: r_error };
+const ROW_done: Row = { rule: "opencode-run#done", line: 89, run: r_done };
+
 /** The time a message carries (mappings/opencode-run.yaml:27), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.timestamp, "ms");
@@ -76,28 +82,13 @@ export const table: SurfaceTable = {
   sources: { run: "opencode.event" },
   rows: {
     run: {
-      "step_finish": [
-        { rule: "opencode-run#step-finish-last", line: 35, run: r_step_finish_last },
-        { rule: "opencode-run#part", line: 52, run: r_part },
-      ],
-      "step_start": [
-        { rule: "opencode-run#part", line: 52, run: r_part },
-      ],
-      "text": [
-        { rule: "opencode-run#part", line: 52, run: r_part },
-      ],
-      "reasoning": [
-        { rule: "opencode-run#part", line: 52, run: r_part },
-      ],
-      "tool_use": [
-        { rule: "opencode-run#part", line: 52, run: r_part },
-      ],
-      "error": [
-        { rule: "opencode-run#error", line: 76, run: r_error },
-      ],
-      "done": [
-        { rule: "opencode-run#done", line: 89, run: r_done },
-      ],
+      "step_finish": [ROW_step_finish_last, ROW_part],
+      "step_start": [ROW_part],
+      "text": [ROW_part],
+      "reasoning": [ROW_part],
+      "tool_use": [ROW_part],
+      "error": [ROW_error],
+      "done": [ROW_done],
     },
   },
   ignored: {},

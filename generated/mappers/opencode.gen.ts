@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
 // Mapping table mappings/opencode.yaml: sha256 c0377b6394c81273e9a0bda618f6833a88e991f215219aa97889cd4755261b11
-import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
@@ -907,6 +907,95 @@ function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
+// the rows, each once (a row of several methods is in each method's list)
+const ROW_session_created: Row = { rule: "opencode#session-created", line: 188, run: r_session_created };
+const ROW_session_updated: Row = { rule: "opencode#session-updated", line: 208, run: r_session_updated };
+const ROW_session_deleted: Row = { rule: "opencode#session-deleted", line: 223, run: r_session_deleted };
+const ROW_user_message: Row = { rule: "opencode#user-message", line: 247, run: r_user_message };
+const ROW_assistant_message: Row = { rule: "opencode#assistant-message", line: 282, run: r_assistant_message };
+const ROW_status_idle: Row = { rule: "opencode#status-idle", line: 302, run: r_status_idle };
+const ROW_status_retry: Row = { rule: "opencode#status-retry", line: 322, run: r_status_retry };
+const ROW_status_busy: Row = { rule: "opencode#status-busy", line: 338, run: r_status_busy };
+const ROW_session_idle: Row = { rule: "opencode#session-idle", line: 348, run: r_session_idle };
+const ROW_session_error_aborted: Row = { rule: "opencode#session-error-aborted", line: 370, run: r_session_error_aborted };
+const ROW_session_error: Row = { rule: "opencode#session-error", line: 387, run: r_session_error };
+const ROW_session_compacted: Row = { rule: "opencode#session-compacted", line: 409, run: r_session_compacted };
+const ROW_session_diff: Row = { rule: "opencode#session-diff", line: 421, run: r_session_diff };
+const ROW_todo_updated: Row = { rule: "opencode#todo-updated", line: 486, run: r_todo_updated };
+const ROW_text_part_waits_for_role: Row = { rule: "opencode#text-part-waits-for-role", line: 502, run: r_text_part_waits_for_role };
+const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 518, run: r_delta_waits_for_part };
+const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 526, run: r_user_text_part };
+const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 549, run: r_text_part_done };
+const ROW_text_part: Row = { rule: "opencode#text-part", line: 582, run: r_text_part };
+const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 615, run: r_reasoning_part_done };
+const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 637, run: r_reasoning_part };
+const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 655, run: r_text_delta };
+const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 688, run: r_task_tool_completed };
+const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 723, run: r_task_tool };
+const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 749, run: r_tool_completed };
+const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 783, run: r_tool_error };
+const ROW_tool: Row = { rule: "opencode#tool", line: 811, run: r_tool };
+const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 846, run: r_step_start_part };
+const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 857, run: r_step_finish_part };
+const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 875, run: r_patch_part };
+const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 891, run: r_retry_part };
+const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 907, run: r_compaction_part };
+const ROW_other_part: Row = { rule: "opencode#other-part", line: 930, run: r_other_part };
+const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 958, run: r_snapshot_part };
+const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 970, run: r_permission_asked };
+const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 994, run: r_permission_updated_v1 };
+const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1015, run: r_permission_v2_asked };
+const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1036, run: r_permission_replied };
+const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1059, run: r_permission_v2_replied };
+const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1077, run: r_question_asked };
+const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1110, run: r_question_replied };
+const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1134, run: r_question_rejected };
+const PICK_EVENT_SESSION_STATUS_1: readonly Row[] = [ROW_status_idle, ROW_status_busy];
+const PICK_EVENT_SESSION_STATUS_2: readonly Row[] = [ROW_status_retry, ROW_status_busy];
+const PICK_EVENT_SESSION_STATUS_OTHER: readonly Row[] = [ROW_status_busy];
+
+/** event "session.status": the rows that can match a message, by m.properties?.status?.type. */
+function pick_event_session_status(m: Parameters<typeof r_status_idle>[0]): readonly Row[] {
+  switch (m.properties?.status?.type) {
+    case "idle": return PICK_EVENT_SESSION_STATUS_1;
+    case "retry": return PICK_EVENT_SESSION_STATUS_2;
+    default: return PICK_EVENT_SESSION_STATUS_OTHER;
+  }
+}
+
+const PICK_EVENT_MESSAGE_PART_UPDATED_1: readonly Row[] = [ROW_text_part_waits_for_role, ROW_user_text_part, ROW_text_part_done, ROW_text_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_2: readonly Row[] = [ROW_reasoning_part_done, ROW_reasoning_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_3: readonly Row[] = [ROW_task_tool_completed, ROW_task_tool, ROW_tool_completed, ROW_tool_error, ROW_tool];
+const PICK_EVENT_MESSAGE_PART_UPDATED_4: readonly Row[] = [ROW_step_start_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_5: readonly Row[] = [ROW_step_finish_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_6: readonly Row[] = [ROW_patch_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_7: readonly Row[] = [ROW_retry_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_8: readonly Row[] = [ROW_compaction_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_9: readonly Row[] = [ROW_other_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_10: readonly Row[] = [ROW_other_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_11: readonly Row[] = [ROW_other_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_12: readonly Row[] = [ROW_snapshot_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_OTHER: readonly Row[] = [];
+
+/** event "message.part.updated": the rows that can match a message, by m.properties?.part?.type. */
+function pick_event_message_part_updated(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
+  switch (m.properties?.part?.type) {
+    case "text": return PICK_EVENT_MESSAGE_PART_UPDATED_1;
+    case "reasoning": return PICK_EVENT_MESSAGE_PART_UPDATED_2;
+    case "tool": return PICK_EVENT_MESSAGE_PART_UPDATED_3;
+    case "step-start": return PICK_EVENT_MESSAGE_PART_UPDATED_4;
+    case "step-finish": return PICK_EVENT_MESSAGE_PART_UPDATED_5;
+    case "patch": return PICK_EVENT_MESSAGE_PART_UPDATED_6;
+    case "retry": return PICK_EVENT_MESSAGE_PART_UPDATED_7;
+    case "compaction": return PICK_EVENT_MESSAGE_PART_UPDATED_8;
+    case "file": return PICK_EVENT_MESSAGE_PART_UPDATED_9;
+    case "subtask": return PICK_EVENT_MESSAGE_PART_UPDATED_10;
+    case "agent": return PICK_EVENT_MESSAGE_PART_UPDATED_11;
+    case "snapshot": return PICK_EVENT_MESSAGE_PART_UPDATED_12;
+    default: return PICK_EVENT_MESSAGE_PART_UPDATED_OTHER;
+  }
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/opencode.yaml:45 — input wrapper "http-captured"
@@ -947,98 +1036,33 @@ export const table: SurfaceTable = {
   sources: { event: "opencode.event" },
   rows: {
     event: {
-      "session.created": [
-        { rule: "opencode#session-created", line: 188, run: r_session_created },
-      ],
-      "session.updated": [
-        { rule: "opencode#session-updated", line: 208, run: r_session_updated },
-      ],
-      "session.deleted": [
-        { rule: "opencode#session-deleted", line: 223, run: r_session_deleted },
-      ],
-      "message.updated": [
-        { rule: "opencode#user-message", line: 247, run: r_user_message },
-        { rule: "opencode#assistant-message", line: 282, run: r_assistant_message },
-      ],
-      "session.status": [
-        { rule: "opencode#status-idle", line: 302, run: r_status_idle },
-        { rule: "opencode#status-retry", line: 322, run: r_status_retry },
-        { rule: "opencode#status-busy", line: 338, run: r_status_busy },
-      ],
-      "session.idle": [
-        { rule: "opencode#session-idle", line: 348, run: r_session_idle },
-      ],
-      "session.error": [
-        { rule: "opencode#session-error-aborted", line: 370, run: r_session_error_aborted },
-        { rule: "opencode#session-error", line: 387, run: r_session_error },
-      ],
-      "session.compacted": [
-        { rule: "opencode#session-compacted", line: 409, run: r_session_compacted },
-      ],
-      "session.diff": [
-        { rule: "opencode#session-diff", line: 421, run: r_session_diff },
-      ],
-      "todo.updated": [
-        { rule: "opencode#todo-updated", line: 486, run: r_todo_updated },
-      ],
-      "message.part.updated": [
-        { rule: "opencode#text-part-waits-for-role", line: 502, run: r_text_part_waits_for_role },
-        { rule: "opencode#user-text-part", line: 526, run: r_user_text_part },
-        { rule: "opencode#text-part-done", line: 549, run: r_text_part_done },
-        { rule: "opencode#text-part", line: 582, run: r_text_part },
-        { rule: "opencode#reasoning-part-done", line: 615, run: r_reasoning_part_done },
-        { rule: "opencode#reasoning-part", line: 637, run: r_reasoning_part },
-        { rule: "opencode#task-tool-completed", line: 688, run: r_task_tool_completed },
-        { rule: "opencode#task-tool", line: 723, run: r_task_tool },
-        { rule: "opencode#tool-completed", line: 749, run: r_tool_completed },
-        { rule: "opencode#tool-error", line: 783, run: r_tool_error },
-        { rule: "opencode#tool", line: 811, run: r_tool },
-        { rule: "opencode#step-start-part", line: 846, run: r_step_start_part },
-        { rule: "opencode#step-finish-part", line: 857, run: r_step_finish_part },
-        { rule: "opencode#patch-part", line: 875, run: r_patch_part },
-        { rule: "opencode#retry-part", line: 891, run: r_retry_part },
-        { rule: "opencode#compaction-part", line: 907, run: r_compaction_part },
-        { rule: "opencode#other-part", line: 930, run: r_other_part },
-        { rule: "opencode#snapshot-part", line: 958, run: r_snapshot_part },
-      ],
-      "message.part.delta": [
-        { rule: "opencode#delta-waits-for-part", line: 518, run: r_delta_waits_for_part },
-        { rule: "opencode#text-delta", line: 655, run: r_text_delta },
-      ],
-      "permission.asked": [
-        { rule: "opencode#permission-asked", line: 970, run: r_permission_asked },
-      ],
-      "permission.updated": [
-        { rule: "opencode#permission-updated-v1", line: 994, run: r_permission_updated_v1 },
-      ],
-      "permission.v2.asked": [
-        { rule: "opencode#permission-v2-asked", line: 1015, run: r_permission_v2_asked },
-      ],
-      "permission.replied": [
-        { rule: "opencode#permission-replied", line: 1036, run: r_permission_replied },
-      ],
-      "permission.v2.replied": [
-        { rule: "opencode#permission-v2-replied", line: 1059, run: r_permission_v2_replied },
-      ],
-      "question.asked": [
-        { rule: "opencode#question-asked", line: 1077, run: r_question_asked },
-      ],
-      "question.v2.asked": [
-        { rule: "opencode#question-asked", line: 1077, run: r_question_asked },
-      ],
-      "question.replied": [
-        { rule: "opencode#question-replied", line: 1110, run: r_question_replied },
-      ],
-      "question.v2.replied": [
-        { rule: "opencode#question-replied", line: 1110, run: r_question_replied },
-      ],
-      "question.rejected": [
-        { rule: "opencode#question-rejected", line: 1134, run: r_question_rejected },
-      ],
-      "question.v2.rejected": [
-        { rule: "opencode#question-rejected", line: 1134, run: r_question_rejected },
-      ],
+      "session.created": [ROW_session_created],
+      "session.updated": [ROW_session_updated],
+      "session.deleted": [ROW_session_deleted],
+      "message.updated": [ROW_user_message, ROW_assistant_message],
+      "session.status": [ROW_status_idle, ROW_status_retry, ROW_status_busy],
+      "session.idle": [ROW_session_idle],
+      "session.error": [ROW_session_error_aborted, ROW_session_error],
+      "session.compacted": [ROW_session_compacted],
+      "session.diff": [ROW_session_diff],
+      "todo.updated": [ROW_todo_updated],
+      "message.part.updated": [ROW_text_part_waits_for_role, ROW_user_text_part, ROW_text_part_done, ROW_text_part, ROW_reasoning_part_done, ROW_reasoning_part, ROW_task_tool_completed, ROW_task_tool, ROW_tool_completed, ROW_tool_error, ROW_tool, ROW_step_start_part, ROW_step_finish_part, ROW_patch_part, ROW_retry_part, ROW_compaction_part, ROW_other_part, ROW_snapshot_part],
+      "message.part.delta": [ROW_delta_waits_for_part, ROW_text_delta],
+      "permission.asked": [ROW_permission_asked],
+      "permission.updated": [ROW_permission_updated_v1],
+      "permission.v2.asked": [ROW_permission_v2_asked],
+      "permission.replied": [ROW_permission_replied],
+      "permission.v2.replied": [ROW_permission_v2_replied],
+      "question.asked": [ROW_question_asked],
+      "question.v2.asked": [ROW_question_asked],
+      "question.replied": [ROW_question_replied],
+      "question.v2.replied": [ROW_question_replied],
+      "question.rejected": [ROW_question_rejected],
+      "question.v2.rejected": [ROW_question_rejected],
     },
+  },
+  picks: {
+    event: { "session.status": pick_event_session_status, "message.part.updated": pick_event_message_part_updated },
   },
   ignored: {
     event: {

@@ -3,7 +3,11704 @@
 // ajv standalone code: no runtime dependency on ajv.
 // @ts-nocheck
 /* eslint-disable */
-"use strict";export const validateCanonicalEvent = validate21;const schema6 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"agentnorm:canonical-event.schema.json","title":"ProviderRuntimeEventV2","description":"One canonical agentnorm runtime event (the envelope with sequence, parentId and raw.rule, and one payload per type). Generated from schemas/canonical/canonical.yaml.","allOf":[{"$ref":"#/definitions/RuntimeEventEnvelope"},{"type":"object","required":["type"],"properties":{"type":{"$ref":"#/definitions/CanonicalRuntimeEventType"}},"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/definitions/SessionStartedEvent"},{"$ref":"#/definitions/SessionConfiguredEvent"},{"$ref":"#/definitions/SessionStateChangedEvent"},{"$ref":"#/definitions/SessionExitedEvent"},{"$ref":"#/definitions/ThreadStartedEvent"},{"$ref":"#/definitions/ThreadStateChangedEvent"},{"$ref":"#/definitions/ThreadMetadataUpdatedEvent"},{"$ref":"#/definitions/ThreadTokenUsageUpdatedEvent"},{"$ref":"#/definitions/ThreadRealtimeStartedEvent"},{"$ref":"#/definitions/ThreadRealtimeItemAddedEvent"},{"$ref":"#/definitions/ThreadRealtimeAudioDeltaEvent"},{"$ref":"#/definitions/ThreadRealtimeErrorEvent"},{"$ref":"#/definitions/ThreadRealtimeClosedEvent"},{"$ref":"#/definitions/TurnStartedEvent"},{"$ref":"#/definitions/TurnCompletedEvent"},{"$ref":"#/definitions/TurnAbortedEvent"},{"$ref":"#/definitions/TurnPlanUpdatedEvent"},{"$ref":"#/definitions/TurnDiffUpdatedEvent"},{"$ref":"#/definitions/ItemStartedEvent"},{"$ref":"#/definitions/ItemUpdatedEvent"},{"$ref":"#/definitions/ItemCompletedEvent"},{"$ref":"#/definitions/ContentDeltaEvent"},{"$ref":"#/definitions/RequestOpenedEvent"},{"$ref":"#/definitions/RequestResolvedEvent"},{"$ref":"#/definitions/UserInputRequestedEvent"},{"$ref":"#/definitions/UserInputResolvedEvent"},{"$ref":"#/definitions/TaskStartedEvent"},{"$ref":"#/definitions/TaskProgressEvent"},{"$ref":"#/definitions/TaskCompletedEvent"},{"$ref":"#/definitions/HookStartedEvent"},{"$ref":"#/definitions/HookProgressEvent"},{"$ref":"#/definitions/HookCompletedEvent"},{"$ref":"#/definitions/ToolProgressEvent"},{"$ref":"#/definitions/ToolSummaryEvent"},{"$ref":"#/definitions/AuthStatusEvent"},{"$ref":"#/definitions/AccountUpdatedEvent"},{"$ref":"#/definitions/AccountRateLimitsUpdatedEvent"},{"$ref":"#/definitions/McpStatusUpdatedEvent"},{"$ref":"#/definitions/McpOauthCompletedEvent"},{"$ref":"#/definitions/ModelReroutedEvent"},{"$ref":"#/definitions/ConfigWarningEvent"},{"$ref":"#/definitions/DeprecationNoticeEvent"},{"$ref":"#/definitions/FilesPersistedEvent"},{"$ref":"#/definitions/RuntimeWarningEvent"},{"$ref":"#/definitions/RuntimeErrorEvent"}]}],"definitions":{"EventId":{"type":"string","pattern":"^evt_[A-Za-z0-9._:-]+$","description":"Canonical EventId, minted by agentnorm (prefix \"evt_\"). Never a provider id."},"RuntimeSessionId":{"type":"string","pattern":"^ses_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeSessionId, minted by agentnorm (prefix \"ses_\"). Never a provider id."},"ThreadId":{"type":"string","pattern":"^thr_[A-Za-z0-9._:-]+$","description":"Canonical ThreadId, minted by agentnorm (prefix \"thr_\"). Never a provider id."},"TurnId":{"type":"string","pattern":"^trn_[A-Za-z0-9._:-]+$","description":"Canonical TurnId, minted by agentnorm (prefix \"trn_\"). Never a provider id."},"RuntimeItemId":{"type":"string","pattern":"^itm_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeItemId, minted by agentnorm (prefix \"itm_\"). Never a provider id."},"RuntimeRequestId":{"type":"string","pattern":"^req_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeRequestId, minted by agentnorm (prefix \"req_\"). Never a provider id."},"RuntimeTaskId":{"type":"string","pattern":"^tsk_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeTaskId, minted by agentnorm (prefix \"tsk_\"). Never a provider id."},"ProviderKind":{"type":"string","enum":["codex","claude","cursor","acp","opencode"]},"RuntimeEventSource":{"type":"string","enum":["codex.app-server.notification","codex.app-server.request","codex.app-server.response","codex.eventmsg","codex.sdk.thread-event","claude.sdk.message","claude.sdk.permission","acp.notification","acp.request","acp.response","cursor.acp.notification","cursor.acp.request","cursor.acp.response","cursor.stream-json","cursor.sdk.message","cursor.sdk.update","cursor.sdk.conversation","opencode.event","agentnorm.runtime"]},"CanonicalItemType":{"type":"string","enum":["user_message","assistant_message","reasoning","plan","command_execution","file_change","mcp_tool_call","dynamic_tool_call","collab_agent_tool_call","web_search","image_view","review_entered","review_exited","context_compaction","error","unknown"]},"CanonicalRequestType":{"type":"string","enum":["command_execution_approval","file_change_approval","tool_user_input","dynamic_tool_call","auth_tokens_refresh","unknown"]},"SessionState":{"type":"string","enum":["starting","ready","running","waiting","stopped","error"]},"ThreadState":{"type":"string","enum":["active","idle","archived","closed","compacted","error"]},"TurnState":{"type":"string","enum":["completed","failed","interrupted","cancelled"]},"ItemStatus":{"type":"string","enum":["inProgress","completed","failed","declined","superseded"]},"PlanStepStatus":{"type":"string","enum":["pending","inProgress","completed"]},"ContentStreamKind":{"type":"string","enum":["assistant_text","reasoning_text","reasoning_summary_text","plan_text","command_output","file_change_output","unknown"]},"RequestDecision":{"type":"string","enum":["allow_once","allow_always","reject_once","reject_always","cancelled","answered","completed","failed"]},"RuntimeErrorClass":{"type":"string","enum":["provider_error","transport_error","permission_error","validation_error","unknown"]},"UserMessageItemPayload":{"title":"UserMessageItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"user_message"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string","description":"The message text."},"input":{"type":"array","description":"Non-text parts of the prompt (resource links, images), as the provider sent them."}}},"TextItemPayload":{"title":"TextItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"enum":["assistant_message","reasoning","review_entered","review_exited","context_compaction","error"]},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string","description":"The item's whole text, when the provider carries it whole (deltas stream it otherwise)."}}},"PlanItemPayload":{"title":"PlanItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"plan"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string"},"toolName":{"type":"string","description":"The tool that wrote the plan, when it came from a tool call (a todo list)."},"input":{},"output":{},"error":{"type":"string"}}},"CommandExecutionItemPayload":{"title":"CommandExecutionItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"command_execution"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"command":{"type":"string"},"cwd":{"type":"string"},"exitCode":{"type":"integer"},"output":{"type":"string","description":"The command's whole output (stdout and stderr as the provider merged them)."},"terminalId":{"type":"string","description":"A terminal the client owns that shows the command's output (ACP)."},"durationMs":{"type":"number"},"toolName":{"type":"string","description":"The tool that ran the command, when the provider names one (e.g. Bash)."},"input":{},"error":{"type":"string"}}},"FileChangeItemPayload":{"title":"FileChangeItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"file_change"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"files":{"type":"array","items":{"$ref":"#/definitions/FileChange"}},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}},"ToolCallItemPayload":{"title":"ToolCallItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"enum":["mcp_tool_call","dynamic_tool_call","collab_agent_tool_call"]},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"toolName":{"type":"string","description":"The canonical tool name (the provider's own for tools agentnorm does not know)."},"server":{"type":"string","description":"mcp_tool_call: the MCP server."},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}},"WebSearchItemPayload":{"title":"WebSearchItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"web_search"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"query":{"type":"string","description":"The search query, or the URL fetched."},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}},"ImageViewItemPayload":{"title":"ImageViewItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"image_view"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"path":{"type":"string"},"url":{"type":"string"},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}},"UnknownItemPayload":{"title":"UnknownItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"unknown"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string"},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}},"ItemLifecyclePayload":{"title":"ItemLifecyclePayload","description":"A union discriminated on \"itemType\": one branch per group of itemType values.","type":"object","required":["itemType"],"properties":{"itemType":{"$ref":"#/definitions/CanonicalItemType"}},"discriminator":{"propertyName":"itemType"},"oneOf":[{"$ref":"#/definitions/UserMessageItemPayload"},{"$ref":"#/definitions/TextItemPayload"},{"$ref":"#/definitions/PlanItemPayload"},{"$ref":"#/definitions/CommandExecutionItemPayload"},{"$ref":"#/definitions/FileChangeItemPayload"},{"$ref":"#/definitions/ToolCallItemPayload"},{"$ref":"#/definitions/WebSearchItemPayload"},{"$ref":"#/definitions/ImageViewItemPayload"},{"$ref":"#/definitions/UnknownItemPayload"}]},"TokenUsage":{"title":"TokenUsage","type":"object","additionalProperties":false,"required":["inputTokens","outputTokens"],"properties":{"inputTokens":{"type":"integer","description":"Input tokens as the provider counts them (Claude: without cache reads and writes)."},"outputTokens":{"type":"integer","description":"Output tokens (reasoning included where the provider includes it)."},"cachedInputTokens":{"type":"integer","description":"Input tokens read from the prompt cache."},"cacheWriteTokens":{"type":"integer","description":"Input tokens written to the prompt cache."},"reasoningTokens":{"type":"integer","description":"Reasoning (thinking) tokens, where the provider reports them apart."},"totalTokens":{"type":"integer","description":"The provider's total, where it reports one."},"contextWindow":{"type":"integer","description":"The model's context window, where the provider reports it with the counts."}}},"ContextUsage":{"title":"ContextUsage","type":"object","additionalProperties":false,"required":["usedTokens"],"properties":{"usedTokens":{"type":"integer","minimum":0,"description":"Tokens in the context window now."},"windowTokens":{"type":"integer","minimum":0,"description":"The context window's size in tokens, where the provider reports it."}}},"RequestOption":{"title":"RequestOption","type":"object","additionalProperties":false,"required":["decision"],"properties":{"decision":{"$ref":"#/definitions/RequestDecision"},"label":{"type":"string"},"providerOptionId":{"type":"string"}}},"Question":{"title":"Question","type":"object","additionalProperties":false,"required":["id","prompt"],"properties":{"id":{"type":"string","description":"The question's id: what the answers are keyed by."},"prompt":{"type":"string","description":"The question as asked."},"header":{"type":"string","description":"A short label for the question (a tab, a chip)."},"options":{"type":"array","items":{"$ref":"#/definitions/QuestionOption"},"description":"The choices offered; absent or empty: free text only."},"multiSelect":{"type":"boolean","description":"More than one option may be chosen."},"freeText":{"type":"boolean","description":"A typed answer is taken (besides the options, or instead of them when there are none)."}}},"QuestionOption":{"title":"QuestionOption","type":"object","additionalProperties":false,"required":["id","label"],"properties":{"id":{"type":"string","description":"What an answer names the option by (the provider's option id, else its label)."},"label":{"type":"string"},"description":{"type":"string"}}},"QuestionAnswers":{"title":"QuestionAnswers","type":"object","additionalProperties":{"type":"array","items":{"type":"string"}},"properties":{}},"FileChange":{"title":"FileChange","type":"object","additionalProperties":false,"required":["path","change"],"properties":{"path":{"type":"string"},"change":{"enum":["add","update","delete","move"]},"movePath":{"type":"string","description":"change move: the new path."},"diff":{"type":"string","description":"A unified diff of the change."}}},"CanonicalRuntimeEventType":{"type":"string","enum":["session.started","session.configured","session.state.changed","session.exited","thread.started","thread.state.changed","thread.metadata.updated","thread.token-usage.updated","thread.realtime.started","thread.realtime.item-added","thread.realtime.audio.delta","thread.realtime.error","thread.realtime.closed","turn.started","turn.completed","turn.aborted","turn.plan.updated","turn.diff.updated","item.started","item.updated","item.completed","content.delta","request.opened","request.resolved","user-input.requested","user-input.resolved","task.started","task.progress","task.completed","hook.started","hook.progress","hook.completed","tool.progress","tool.summary","auth.status","account.updated","account.rate-limits.updated","mcp.status.updated","mcp.oauth.completed","model.rerouted","config.warning","deprecation.notice","files.persisted","runtime.warning","runtime.error"]},"SessionStartedPayload":{"title":"SessionStartedPayload","type":"object","additionalProperties":false,"properties":{"message":{"type":"string"},"resume":{}}},"SessionConfiguredPayload":{"title":"SessionConfiguredPayload","type":"object","additionalProperties":false,"required":["config"],"properties":{"config":{"type":"object","description":"The provider's configuration object, as it sent it."},"mode":{"type":"string","description":"The session's current mode (permission/collaboration mode), when the provider states it."},"model":{"type":"string","description":"The session's current model, when the provider states it."}}},"SessionStateChangedPayload":{"title":"SessionStateChangedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/SessionState"},"reason":{"type":"string"},"detail":{"type":"string"}}},"SessionExitedPayload":{"title":"SessionExitedPayload","type":"object","additionalProperties":false,"properties":{"reason":{"type":"string"},"recoverable":{"type":"boolean"},"exitKind":{"enum":["graceful","error"]}}},"ThreadStartedPayload":{"title":"ThreadStartedPayload","type":"object","additionalProperties":false,"properties":{"providerThreadId":{"type":"string"}}},"ThreadStateChangedPayload":{"title":"ThreadStateChangedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/ThreadState"},"detail":{}}},"ThreadMetadataUpdatedPayload":{"title":"ThreadMetadataUpdatedPayload","type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"metadata":{"type":"object"}}},"ThreadTokenUsageUpdatedPayload":{"title":"ThreadTokenUsageUpdatedPayload","type":"object","additionalProperties":false,"required":["usage"],"properties":{"usage":{},"tokenUsage":{"$ref":"#/definitions/TokenUsage"},"context":{"$ref":"#/definitions/ContextUsage"}}},"ThreadRealtimeStartedPayload":{"title":"ThreadRealtimeStartedPayload","type":"object","additionalProperties":false,"properties":{"realtimeSessionId":{"type":"string"}}},"ThreadRealtimeItemAddedPayload":{"title":"ThreadRealtimeItemAddedPayload","type":"object","additionalProperties":false,"required":["item"],"properties":{"item":{}}},"ThreadRealtimeAudioDeltaPayload":{"title":"ThreadRealtimeAudioDeltaPayload","type":"object","additionalProperties":false,"required":["audio"],"properties":{"audio":{}}},"ThreadRealtimeErrorPayload":{"title":"ThreadRealtimeErrorPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}}},"ThreadRealtimeClosedPayload":{"title":"ThreadRealtimeClosedPayload","type":"object","additionalProperties":false,"properties":{"reason":{"type":"string"}}},"TurnStartedPayload":{"title":"TurnStartedPayload","type":"object","additionalProperties":false,"properties":{"model":{"type":"string"},"effort":{"type":"string"}}},"TurnCompletedPayload":{"title":"TurnCompletedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/TurnState"},"stopReason":{"type":["string","null"]},"usage":{},"tokenUsage":{"$ref":"#/definitions/TokenUsage"},"modelUsage":{"type":"object"},"totalCostUsd":{"type":"number"},"errorMessage":{"type":"string"}}},"TurnAbortedPayload":{"title":"TurnAbortedPayload","type":"object","additionalProperties":false,"required":["reason"],"properties":{"reason":{"type":"string"}}},"TurnPlanUpdatedPayload":{"title":"TurnPlanUpdatedPayload","type":"object","additionalProperties":false,"required":["plan"],"properties":{"explanation":{"type":["string","null"]},"plan":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","status"],"properties":{"step":{"type":"string"},"status":{"$ref":"#/definitions/PlanStepStatus"}}}}}},"TurnDiffUpdatedPayload":{"title":"TurnDiffUpdatedPayload","type":"object","additionalProperties":false,"required":["unifiedDiff"],"properties":{"unifiedDiff":{"type":"string"}}},"ItemStartedPayload":{"title":"ItemStartedPayload","$ref":"#/definitions/ItemLifecyclePayload"},"ItemUpdatedPayload":{"title":"ItemUpdatedPayload","$ref":"#/definitions/ItemLifecyclePayload"},"ItemCompletedPayload":{"title":"ItemCompletedPayload","$ref":"#/definitions/ItemLifecyclePayload"},"ContentDeltaPayload":{"title":"ContentDeltaPayload","type":"object","additionalProperties":false,"required":["streamKind","delta"],"properties":{"streamKind":{"$ref":"#/definitions/ContentStreamKind"},"delta":{"type":"string"},"contentIndex":{"type":"integer"},"summaryIndex":{"type":"integer"}}},"RequestOpenedPayload":{"title":"RequestOpenedPayload","type":"object","additionalProperties":false,"required":["requestType"],"properties":{"requestType":{"$ref":"#/definitions/CanonicalRequestType"},"providerRequestType":{"type":"string","description":"The provider's own name for this kind of request, where it has one of its own beside the canonical type (Codex's legacy execCommandApproval, an EventMsg's exec_approval_request)."},"detail":{"type":"string"},"args":{},"options":{"type":"array","items":{"$ref":"#/definitions/RequestOption"}},"questions":{"type":"array","items":{"$ref":"#/definitions/Question"},"description":"A question request's questions (what answerRequest checks an `answered` reply against)."}}},"RequestResolvedPayload":{"title":"RequestResolvedPayload","type":"object","additionalProperties":false,"required":["requestType"],"properties":{"requestType":{"$ref":"#/definitions/CanonicalRequestType"},"providerRequestType":{"type":"string","description":"As in request.opened."},"decision":{"$ref":"#/definitions/RequestDecision"},"answers":{"$ref":"#/definitions/QuestionAnswers"},"resolution":{}}},"UserInputRequestedPayload":{"title":"UserInputRequestedPayload","type":"object","additionalProperties":false,"properties":{"questions":{"type":"array","items":{"$ref":"#/definitions/Question"}},"data":{}}},"UserInputResolvedPayload":{"title":"UserInputResolvedPayload","type":"object","additionalProperties":false,"properties":{"answers":{"$ref":"#/definitions/QuestionAnswers"},"data":{}}},"TaskStartedPayload":{"title":"TaskStartedPayload","type":"object","additionalProperties":false,"required":["taskId"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"description":{"type":"string"},"taskType":{"type":"string"}}},"TaskProgressPayload":{"title":"TaskProgressPayload","type":"object","additionalProperties":false,"required":["taskId","description"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"description":{"type":"string"},"usage":{},"lastToolName":{"type":"string"}}},"TaskCompletedPayload":{"title":"TaskCompletedPayload","type":"object","additionalProperties":false,"required":["taskId","status"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"status":{"enum":["completed","failed","stopped"]},"summary":{"type":"string"},"usage":{},"durationMs":{"type":"number"},"reason":{"type":"string"}}},"HookStartedPayload":{"title":"HookStartedPayload","type":"object","additionalProperties":false,"required":["hookId","hookName","hookEvent"],"properties":{"hookId":{"type":"string"},"hookName":{"type":"string"},"hookEvent":{"type":"string"}}},"HookProgressPayload":{"title":"HookProgressPayload","type":"object","additionalProperties":false,"required":["hookId"],"properties":{"hookId":{"type":"string"},"output":{"type":"string"},"stdout":{"type":"string"},"stderr":{"type":"string"}}},"HookCompletedPayload":{"title":"HookCompletedPayload","type":"object","additionalProperties":false,"required":["hookId","outcome"],"properties":{"hookId":{"type":"string"},"outcome":{"enum":["success","error","cancelled"]},"output":{"type":"string"},"stdout":{"type":"string"},"stderr":{"type":"string"},"exitCode":{"type":"integer"}}},"ToolProgressPayload":{"title":"ToolProgressPayload","type":"object","additionalProperties":false,"properties":{"toolUseId":{"type":"string"},"toolName":{"type":"string"},"summary":{"type":"string"},"elapsedSeconds":{"type":"number"}}},"ToolSummaryPayload":{"title":"ToolSummaryPayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"precedingToolUseIds":{"type":"array","items":{"type":"string"}}}},"AuthStatusPayload":{"title":"AuthStatusPayload","type":"object","additionalProperties":false,"properties":{"isAuthenticating":{"type":"boolean"},"output":{"type":"array","items":{"type":"string"}},"error":{"type":"string"}}},"AccountUpdatedPayload":{"title":"AccountUpdatedPayload","type":"object","additionalProperties":false,"required":["account"],"properties":{"account":{}}},"AccountRateLimitsUpdatedPayload":{"title":"AccountRateLimitsUpdatedPayload","type":"object","additionalProperties":false,"required":["rateLimits"],"properties":{"rateLimits":{}}},"McpStatusUpdatedPayload":{"title":"McpStatusUpdatedPayload","type":"object","additionalProperties":false,"required":["status"],"properties":{"status":{}}},"McpOauthCompletedPayload":{"title":"McpOauthCompletedPayload","type":"object","additionalProperties":false,"required":["success"],"properties":{"success":{"type":"boolean"},"name":{"type":"string"},"error":{"type":"string"}}},"ModelReroutedPayload":{"title":"ModelReroutedPayload","type":"object","additionalProperties":false,"required":["fromModel","toModel","reason"],"properties":{"fromModel":{"type":"string"},"toModel":{"type":"string"},"reason":{"type":"string"}}},"ConfigWarningPayload":{"title":"ConfigWarningPayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"details":{"type":"string"},"path":{"type":"string"},"range":{}}},"DeprecationNoticePayload":{"title":"DeprecationNoticePayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"details":{"type":"string"}}},"FilesPersistedPayload":{"title":"FilesPersistedPayload","type":"object","additionalProperties":false,"required":["files"],"properties":{"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["filename","fileId"],"properties":{"filename":{"type":"string"},"fileId":{"type":"string"}}}},"failed":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["filename","error"],"properties":{"filename":{"type":"string"},"error":{"type":"string"}}}}}},"RuntimeWarningPayload":{"title":"RuntimeWarningPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"},"detail":{}}},"RuntimeErrorPayload":{"title":"RuntimeErrorPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"},"class":{"$ref":"#/definitions/RuntimeErrorClass"},"detail":{}}},"ProviderRefs":{"title":"ProviderRefs","type":"object","additionalProperties":false,"properties":{"providerSessionId":{"type":"string"},"providerThreadId":{"type":"string"},"providerTurnId":{"type":"string"},"providerItemId":{"type":"string"},"providerRequestId":{"type":"string"},"providerParentId":{"type":"string"}}},"RuntimeEventRaw":{"title":"RuntimeEventRaw","type":"object","additionalProperties":false,"required":["source"],"description":"Where the event came from. In memory every event of a native message has that message as raw.payload; in a written stream it is written once per message: one event (the holder) has raw.payload, the others of that message (adjacent in the stream, before or after it) have raw.payloadRef. Without raw (--no-raw, includeRaw false) neither is present.","properties":{"source":{"$ref":"#/definitions/RuntimeEventSource"},"method":{"type":"string"},"messageType":{"type":"string"},"rule":{"type":"string","description":"The mapping-table row that produced this event: <surface>#<rule>."},"payload":{"description":"The provider message (null: the runtime's own event, no message). In a written stream: on the holder only."},"payloadRef":{"$ref":"#/definitions/EventId","description":"Written streams: the eventId of the event (from the same native message) whose raw.payload is this event's too."},"payloadShared":{"type":"object","additionalProperties":{"type":"string"},"description":"Written streams, on a holder: long strings of the message the event carries verbatim in its own fields are written once. Keys: JSON Pointers into raw.payload (null there); values: JSON Pointers into this event where the string is (e.g. {\"/params/delta\": \"/payload/delta\"})."}}},"RuntimeEventEnvelope":{"type":"object","additionalProperties":false,"required":["eventId","schemaVersion","provider","sessionId","createdAt","sequence","type","payload"],"properties":{"eventId":{"$ref":"#/definitions/EventId"},"schemaVersion":{"const":2,"description":"The canonical stream's contract version; changes only for a breaking change."},"provider":{"$ref":"#/definitions/ProviderKind"},"sessionId":{"$ref":"#/definitions/RuntimeSessionId"},"createdAt":{"type":"string","format":"date-time","description":"When the event happened (RFC 3339 date-time, UTC): the time the provider's message carries, else the normalizer's clock. Not an ordering: use sequence."},"sequence":{"type":"integer","minimum":1,"description":"Monotonic per session; the only ordering used for replay."},"threadId":{"$ref":"#/definitions/ThreadId"},"turnId":{"$ref":"#/definitions/TurnId"},"itemId":{"$ref":"#/definitions/RuntimeItemId"},"requestId":{"$ref":"#/definitions/RuntimeRequestId"},"parentId":{"$ref":"#/definitions/RuntimeItemId","description":"The canonical item this event's activity is nested under (subagent/task items, child threads)."},"providerRefs":{"$ref":"#/definitions/ProviderRefs"},"raw":{"$ref":"#/definitions/RuntimeEventRaw"},"type":{"$ref":"#/definitions/CanonicalRuntimeEventType"},"payload":{}}},"SessionStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.started"},"payload":{"$ref":"#/definitions/SessionStartedPayload"}}},"SessionConfiguredEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.configured"},"payload":{"$ref":"#/definitions/SessionConfiguredPayload"}}},"SessionStateChangedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.state.changed"},"payload":{"$ref":"#/definitions/SessionStateChangedPayload"}}},"SessionExitedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.exited"},"payload":{"$ref":"#/definitions/SessionExitedPayload"}}},"ThreadStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.started"},"payload":{"$ref":"#/definitions/ThreadStartedPayload"}}},"ThreadStateChangedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.state.changed"},"payload":{"$ref":"#/definitions/ThreadStateChangedPayload"}}},"ThreadMetadataUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.metadata.updated"},"payload":{"$ref":"#/definitions/ThreadMetadataUpdatedPayload"}}},"ThreadTokenUsageUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.token-usage.updated"},"payload":{"$ref":"#/definitions/ThreadTokenUsageUpdatedPayload"}}},"ThreadRealtimeStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.started"},"payload":{"$ref":"#/definitions/ThreadRealtimeStartedPayload"}}},"ThreadRealtimeItemAddedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.item-added"},"payload":{"$ref":"#/definitions/ThreadRealtimeItemAddedPayload"}}},"ThreadRealtimeAudioDeltaEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.audio.delta"},"payload":{"$ref":"#/definitions/ThreadRealtimeAudioDeltaPayload"}}},"ThreadRealtimeErrorEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.error"},"payload":{"$ref":"#/definitions/ThreadRealtimeErrorPayload"}}},"ThreadRealtimeClosedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.closed"},"payload":{"$ref":"#/definitions/ThreadRealtimeClosedPayload"}}},"TurnStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.started"},"payload":{"$ref":"#/definitions/TurnStartedPayload"}}},"TurnCompletedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.completed"},"payload":{"$ref":"#/definitions/TurnCompletedPayload"}}},"TurnAbortedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.aborted"},"payload":{"$ref":"#/definitions/TurnAbortedPayload"}}},"TurnPlanUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.plan.updated"},"payload":{"$ref":"#/definitions/TurnPlanUpdatedPayload"}}},"TurnDiffUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.diff.updated"},"payload":{"$ref":"#/definitions/TurnDiffUpdatedPayload"}}},"ItemStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.started"},"payload":{"$ref":"#/definitions/ItemStartedPayload"}}},"ItemUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.updated"},"payload":{"$ref":"#/definitions/ItemUpdatedPayload"}}},"ItemCompletedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.completed"},"payload":{"$ref":"#/definitions/ItemCompletedPayload"}}},"ContentDeltaEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"content.delta"},"payload":{"$ref":"#/definitions/ContentDeltaPayload"}}},"RequestOpenedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"request.opened"},"payload":{"$ref":"#/definitions/RequestOpenedPayload"}}},"RequestResolvedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"request.resolved"},"payload":{"$ref":"#/definitions/RequestResolvedPayload"}}},"UserInputRequestedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"user-input.requested"},"payload":{"$ref":"#/definitions/UserInputRequestedPayload"}}},"UserInputResolvedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"user-input.resolved"},"payload":{"$ref":"#/definitions/UserInputResolvedPayload"}}},"TaskStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.started"},"payload":{"$ref":"#/definitions/TaskStartedPayload"}}},"TaskProgressEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.progress"},"payload":{"$ref":"#/definitions/TaskProgressPayload"}}},"TaskCompletedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.completed"},"payload":{"$ref":"#/definitions/TaskCompletedPayload"}}},"HookStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.started"},"payload":{"$ref":"#/definitions/HookStartedPayload"}}},"HookProgressEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.progress"},"payload":{"$ref":"#/definitions/HookProgressPayload"}}},"HookCompletedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.completed"},"payload":{"$ref":"#/definitions/HookCompletedPayload"}}},"ToolProgressEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"tool.progress"},"payload":{"$ref":"#/definitions/ToolProgressPayload"}}},"ToolSummaryEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"tool.summary"},"payload":{"$ref":"#/definitions/ToolSummaryPayload"}}},"AuthStatusEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"auth.status"},"payload":{"$ref":"#/definitions/AuthStatusPayload"}}},"AccountUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"account.updated"},"payload":{"$ref":"#/definitions/AccountUpdatedPayload"}}},"AccountRateLimitsUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"account.rate-limits.updated"},"payload":{"$ref":"#/definitions/AccountRateLimitsUpdatedPayload"}}},"McpStatusUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"mcp.status.updated"},"payload":{"$ref":"#/definitions/McpStatusUpdatedPayload"}}},"McpOauthCompletedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"mcp.oauth.completed"},"payload":{"$ref":"#/definitions/McpOauthCompletedPayload"}}},"ModelReroutedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"model.rerouted"},"payload":{"$ref":"#/definitions/ModelReroutedPayload"}}},"ConfigWarningEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"config.warning"},"payload":{"$ref":"#/definitions/ConfigWarningPayload"}}},"DeprecationNoticeEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"deprecation.notice"},"payload":{"$ref":"#/definitions/DeprecationNoticePayload"}}},"FilesPersistedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"files.persisted"},"payload":{"$ref":"#/definitions/FilesPersistedPayload"}}},"RuntimeWarningEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"runtime.warning"},"payload":{"$ref":"#/definitions/RuntimeWarningPayload"}}},"RuntimeErrorEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"runtime.error"},"payload":{"$ref":"#/definitions/RuntimeErrorPayload"}}}}};const schema7 = {"type":"object","additionalProperties":false,"required":["eventId","schemaVersion","provider","sessionId","createdAt","sequence","type","payload"],"properties":{"eventId":{"$ref":"#/definitions/EventId"},"schemaVersion":{"const":2,"description":"The canonical stream's contract version; changes only for a breaking change."},"provider":{"$ref":"#/definitions/ProviderKind"},"sessionId":{"$ref":"#/definitions/RuntimeSessionId"},"createdAt":{"type":"string","format":"date-time","description":"When the event happened (RFC 3339 date-time, UTC): the time the provider's message carries, else the normalizer's clock. Not an ordering: use sequence."},"sequence":{"type":"integer","minimum":1,"description":"Monotonic per session; the only ordering used for replay."},"threadId":{"$ref":"#/definitions/ThreadId"},"turnId":{"$ref":"#/definitions/TurnId"},"itemId":{"$ref":"#/definitions/RuntimeItemId"},"requestId":{"$ref":"#/definitions/RuntimeRequestId"},"parentId":{"$ref":"#/definitions/RuntimeItemId","description":"The canonical item this event's activity is nested under (subagent/task items, child threads)."},"providerRefs":{"$ref":"#/definitions/ProviderRefs"},"raw":{"$ref":"#/definitions/RuntimeEventRaw"},"type":{"$ref":"#/definitions/CanonicalRuntimeEventType"},"payload":{}}};const func2 = Object.prototype.hasOwnProperty;const schema8 = {"type":"string","pattern":"^evt_[A-Za-z0-9._:-]+$","description":"Canonical EventId, minted by agentnorm (prefix \"evt_\"). Never a provider id."};const pattern0 = new RegExp("^evt_[A-Za-z0-9._:-]+$", "u");function validate23(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(typeof data === "string"){if(!pattern0.test(data)){validate23.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9._:-]+$"+"\""}];return false;}}else {validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}validate23.errors = vErrors;return errors === 0;}const schema9 = {"type":"string","enum":["codex","claude","cursor","acp","opencode"]};function validate25(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!(((((data === "codex") || (data === "claude")) || (data === "cursor")) || (data === "acp")) || (data === "opencode"))){validate25.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema9.enum},message:"must be equal to one of the allowed values"}];return false;}validate25.errors = vErrors;return errors === 0;}const schema10 = {"type":"string","pattern":"^ses_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeSessionId, minted by agentnorm (prefix \"ses_\"). Never a provider id."};const pattern1 = new RegExp("^ses_[A-Za-z0-9._:-]+$", "u");function validate27(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(typeof data === "string"){if(!pattern1.test(data)){validate27.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^ses_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^ses_[A-Za-z0-9._:-]+$"+"\""}];return false;}}else {validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}validate27.errors = vErrors;return errors === 0;}const schema11 = {"type":"string","pattern":"^thr_[A-Za-z0-9._:-]+$","description":"Canonical ThreadId, minted by agentnorm (prefix \"thr_\"). Never a provider id."};const pattern2 = new RegExp("^thr_[A-Za-z0-9._:-]+$", "u");function validate29(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(typeof data === "string"){if(!pattern2.test(data)){validate29.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^thr_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^thr_[A-Za-z0-9._:-]+$"+"\""}];return false;}}else {validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}validate29.errors = vErrors;return errors === 0;}const schema12 = {"type":"string","pattern":"^trn_[A-Za-z0-9._:-]+$","description":"Canonical TurnId, minted by agentnorm (prefix \"trn_\"). Never a provider id."};const pattern3 = new RegExp("^trn_[A-Za-z0-9._:-]+$", "u");function validate31(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(typeof data === "string"){if(!pattern3.test(data)){validate31.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^trn_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^trn_[A-Za-z0-9._:-]+$"+"\""}];return false;}}else {validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}validate31.errors = vErrors;return errors === 0;}const schema13 = {"type":"string","pattern":"^itm_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeItemId, minted by agentnorm (prefix \"itm_\"). Never a provider id."};const pattern4 = new RegExp("^itm_[A-Za-z0-9._:-]+$", "u");function validate33(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(typeof data === "string"){if(!pattern4.test(data)){validate33.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^itm_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^itm_[A-Za-z0-9._:-]+$"+"\""}];return false;}}else {validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}validate33.errors = vErrors;return errors === 0;}const schema14 = {"type":"string","pattern":"^req_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeRequestId, minted by agentnorm (prefix \"req_\"). Never a provider id."};const pattern5 = new RegExp("^req_[A-Za-z0-9._:-]+$", "u");function validate35(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(typeof data === "string"){if(!pattern5.test(data)){validate35.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^req_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^req_[A-Za-z0-9._:-]+$"+"\""}];return false;}}else {validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}validate35.errors = vErrors;return errors === 0;}const schema15 = {"title":"ProviderRefs","type":"object","additionalProperties":false,"properties":{"providerSessionId":{"type":"string"},"providerThreadId":{"type":"string"},"providerTurnId":{"type":"string"},"providerItemId":{"type":"string"},"providerRequestId":{"type":"string"},"providerParentId":{"type":"string"}}};function validate38(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "providerSessionId") || (key0 === "providerThreadId")) || (key0 === "providerTurnId")) || (key0 === "providerItemId")) || (key0 === "providerRequestId")) || (key0 === "providerParentId"))){validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.providerSessionId !== undefined){const _errs2 = errors;if(typeof data.providerSessionId !== "string"){validate38.errors = [{instancePath:instancePath+"/providerSessionId",schemaPath:"#/properties/providerSessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.providerThreadId !== undefined){const _errs4 = errors;if(typeof data.providerThreadId !== "string"){validate38.errors = [{instancePath:instancePath+"/providerThreadId",schemaPath:"#/properties/providerThreadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.providerTurnId !== undefined){const _errs6 = errors;if(typeof data.providerTurnId !== "string"){validate38.errors = [{instancePath:instancePath+"/providerTurnId",schemaPath:"#/properties/providerTurnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.providerItemId !== undefined){const _errs8 = errors;if(typeof data.providerItemId !== "string"){validate38.errors = [{instancePath:instancePath+"/providerItemId",schemaPath:"#/properties/providerItemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.providerRequestId !== undefined){const _errs10 = errors;if(typeof data.providerRequestId !== "string"){validate38.errors = [{instancePath:instancePath+"/providerRequestId",schemaPath:"#/properties/providerRequestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.providerParentId !== undefined){const _errs12 = errors;if(typeof data.providerParentId !== "string"){validate38.errors = [{instancePath:instancePath+"/providerParentId",schemaPath:"#/properties/providerParentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs12 === errors;}else {var valid0 = true;}}}}}}}}else {validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate38.errors = vErrors;return errors === 0;}const schema16 = {"title":"RuntimeEventRaw","type":"object","additionalProperties":false,"required":["source"],"description":"Where the event came from. In memory every event of a native message has that message as raw.payload; in a written stream it is written once per message: one event (the holder) has raw.payload, the others of that message (adjacent in the stream, before or after it) have raw.payloadRef. Without raw (--no-raw, includeRaw false) neither is present.","properties":{"source":{"$ref":"#/definitions/RuntimeEventSource"},"method":{"type":"string"},"messageType":{"type":"string"},"rule":{"type":"string","description":"The mapping-table row that produced this event: <surface>#<rule>."},"payload":{"description":"The provider message (null: the runtime's own event, no message). In a written stream: on the holder only."},"payloadRef":{"$ref":"#/definitions/EventId","description":"Written streams: the eventId of the event (from the same native message) whose raw.payload is this event's too."},"payloadShared":{"type":"object","additionalProperties":{"type":"string"},"description":"Written streams, on a holder: long strings of the message the event carries verbatim in its own fields are written once. Keys: JSON Pointers into raw.payload (null there); values: JSON Pointers into this event where the string is (e.g. {\"/params/delta\": \"/payload/delta\"})."}}};const schema17 = {"type":"string","enum":["codex.app-server.notification","codex.app-server.request","codex.app-server.response","codex.eventmsg","codex.sdk.thread-event","claude.sdk.message","claude.sdk.permission","acp.notification","acp.request","acp.response","cursor.acp.notification","cursor.acp.request","cursor.acp.response","cursor.stream-json","cursor.sdk.message","cursor.sdk.update","cursor.sdk.conversation","opencode.event","agentnorm.runtime"]};function validate41(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!(((((((((((((((((((data === "codex.app-server.notification") || (data === "codex.app-server.request")) || (data === "codex.app-server.response")) || (data === "codex.eventmsg")) || (data === "codex.sdk.thread-event")) || (data === "claude.sdk.message")) || (data === "claude.sdk.permission")) || (data === "acp.notification")) || (data === "acp.request")) || (data === "acp.response")) || (data === "cursor.acp.notification")) || (data === "cursor.acp.request")) || (data === "cursor.acp.response")) || (data === "cursor.stream-json")) || (data === "cursor.sdk.message")) || (data === "cursor.sdk.update")) || (data === "cursor.sdk.conversation")) || (data === "opencode.event")) || (data === "agentnorm.runtime"))){validate41.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum},message:"must be equal to one of the allowed values"}];return false;}validate41.errors = vErrors;return errors === 0;}function validate40(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.source === undefined) && (missing0 = "source")){validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((((((key0 === "source") || (key0 === "method")) || (key0 === "messageType")) || (key0 === "rule")) || (key0 === "payload")) || (key0 === "payloadRef")) || (key0 === "payloadShared"))){validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.source !== undefined){const _errs2 = errors;if(!(validate41(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData}))){vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.method !== undefined){const _errs3 = errors;if(typeof data.method !== "string"){validate40.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.messageType !== undefined){const _errs5 = errors;if(typeof data.messageType !== "string"){validate40.errors = [{instancePath:instancePath+"/messageType",schemaPath:"#/properties/messageType/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){const _errs7 = errors;if(typeof data.rule !== "string"){validate40.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs7 === errors;}else {var valid0 = true;}if(valid0){if(data.payloadRef !== undefined){const _errs9 = errors;if(!(validate23(data.payloadRef, {instancePath:instancePath+"/payloadRef",parentData:data,parentDataProperty:"payloadRef",rootData}))){vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);errors = vErrors.length;}var valid0 = _errs9 === errors;}else {var valid0 = true;}if(valid0){if(data.payloadShared !== undefined){let data5 = data.payloadShared;const _errs10 = errors;if(errors === _errs10){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){for(const key1 in data5){const _errs13 = errors;if(typeof data5[key1] !== "string"){validate40.errors = [{instancePath:instancePath+"/payloadShared/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/payloadShared/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid1 = _errs13 === errors;if(!valid1){break;}}}else {validate40.errors = [{instancePath:instancePath+"/payloadShared",schemaPath:"#/properties/payloadShared/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}}}}}}}}}else {validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate40.errors = vErrors;return errors === 0;}const schema18 = {"type":"string","enum":["session.started","session.configured","session.state.changed","session.exited","thread.started","thread.state.changed","thread.metadata.updated","thread.token-usage.updated","thread.realtime.started","thread.realtime.item-added","thread.realtime.audio.delta","thread.realtime.error","thread.realtime.closed","turn.started","turn.completed","turn.aborted","turn.plan.updated","turn.diff.updated","item.started","item.updated","item.completed","content.delta","request.opened","request.resolved","user-input.requested","user-input.resolved","task.started","task.progress","task.completed","hook.started","hook.progress","hook.completed","tool.progress","tool.summary","auth.status","account.updated","account.rate-limits.updated","mcp.status.updated","mcp.oauth.completed","model.rerouted","config.warning","deprecation.notice","files.persisted","runtime.warning","runtime.error"]};function validate45(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!(((((((((((((((((((((((((((((((((((((((((((((data === "session.started") || (data === "session.configured")) || (data === "session.state.changed")) || (data === "session.exited")) || (data === "thread.started")) || (data === "thread.state.changed")) || (data === "thread.metadata.updated")) || (data === "thread.token-usage.updated")) || (data === "thread.realtime.started")) || (data === "thread.realtime.item-added")) || (data === "thread.realtime.audio.delta")) || (data === "thread.realtime.error")) || (data === "thread.realtime.closed")) || (data === "turn.started")) || (data === "turn.completed")) || (data === "turn.aborted")) || (data === "turn.plan.updated")) || (data === "turn.diff.updated")) || (data === "item.started")) || (data === "item.updated")) || (data === "item.completed")) || (data === "content.delta")) || (data === "request.opened")) || (data === "request.resolved")) || (data === "user-input.requested")) || (data === "user-input.resolved")) || (data === "task.started")) || (data === "task.progress")) || (data === "task.completed")) || (data === "hook.started")) || (data === "hook.progress")) || (data === "hook.completed")) || (data === "tool.progress")) || (data === "tool.summary")) || (data === "auth.status")) || (data === "account.updated")) || (data === "account.rate-limits.updated")) || (data === "mcp.status.updated")) || (data === "mcp.oauth.completed")) || (data === "model.rerouted")) || (data === "config.warning")) || (data === "deprecation.notice")) || (data === "files.persisted")) || (data === "runtime.warning")) || (data === "runtime.error"))){validate45.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema18.enum},message:"must be equal to one of the allowed values"}];return false;}validate45.errors = vErrors;return errors === 0;}const formats0 = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;function validate22(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((((((data.eventId === undefined) && (missing0 = "eventId")) || ((data.schemaVersion === undefined) && (missing0 = "schemaVersion"))) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.sessionId === undefined) && (missing0 = "sessionId"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.sequence === undefined) && (missing0 = "sequence"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.payload === undefined) && (missing0 = "payload"))){validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(func2.call(schema7.properties, key0))){validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.eventId !== undefined){const _errs2 = errors;if(!(validate23(data.eventId, {instancePath:instancePath+"/eventId",parentData:data,parentDataProperty:"eventId",rootData}))){vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.schemaVersion !== undefined){const _errs3 = errors;if(2 !== data.schemaVersion){validate22.errors = [{instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/const",keyword:"const",params:{allowedValue: 2},message:"must be equal to constant"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.provider !== undefined){const _errs4 = errors;if(!(validate25(data.provider, {instancePath:instancePath+"/provider",parentData:data,parentDataProperty:"provider",rootData}))){vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);errors = vErrors.length;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.sessionId !== undefined){const _errs5 = errors;if(!(validate27(data.sessionId, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData}))){vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);errors = vErrors.length;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.createdAt !== undefined){let data4 = data.createdAt;const _errs6 = errors;if(errors === _errs6){if(errors === _errs6){if(typeof data4 === "string"){if(!(formats0.test(data4))){validate22.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];return false;}}else {validate22.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.sequence !== undefined){let data5 = data.sequence;const _errs8 = errors;if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){validate22.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs8){if((typeof data5 == "number") && (isFinite(data5))){if(data5 < 1 || isNaN(data5)){validate22.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.threadId !== undefined){const _errs10 = errors;if(!(validate29(data.threadId, {instancePath:instancePath+"/threadId",parentData:data,parentDataProperty:"threadId",rootData}))){vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);errors = vErrors.length;}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.turnId !== undefined){const _errs11 = errors;if(!(validate31(data.turnId, {instancePath:instancePath+"/turnId",parentData:data,parentDataProperty:"turnId",rootData}))){vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);errors = vErrors.length;}var valid0 = _errs11 === errors;}else {var valid0 = true;}if(valid0){if(data.itemId !== undefined){const _errs12 = errors;if(!(validate33(data.itemId, {instancePath:instancePath+"/itemId",parentData:data,parentDataProperty:"itemId",rootData}))){vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);errors = vErrors.length;}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.requestId !== undefined){const _errs13 = errors;if(!(validate35(data.requestId, {instancePath:instancePath+"/requestId",parentData:data,parentDataProperty:"requestId",rootData}))){vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);errors = vErrors.length;}var valid0 = _errs13 === errors;}else {var valid0 = true;}if(valid0){if(data.parentId !== undefined){const _errs14 = errors;if(!(validate33(data.parentId, {instancePath:instancePath+"/parentId",parentData:data,parentDataProperty:"parentId",rootData}))){vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);errors = vErrors.length;}var valid0 = _errs14 === errors;}else {var valid0 = true;}if(valid0){if(data.providerRefs !== undefined){const _errs15 = errors;if(!(validate38(data.providerRefs, {instancePath:instancePath+"/providerRefs",parentData:data,parentDataProperty:"providerRefs",rootData}))){vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);errors = vErrors.length;}var valid0 = _errs15 === errors;}else {var valid0 = true;}if(valid0){if(data.raw !== undefined){const _errs16 = errors;if(!(validate40(data.raw, {instancePath:instancePath+"/raw",parentData:data,parentDataProperty:"raw",rootData}))){vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);errors = vErrors.length;}var valid0 = _errs16 === errors;}else {var valid0 = true;}if(valid0){if(data.type !== undefined){const _errs17 = errors;if(!(validate45(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData}))){vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);errors = vErrors.length;}var valid0 = _errs17 === errors;}else {var valid0 = true;}}}}}}}}}}}}}}}}}else {validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate22.errors = vErrors;return errors === 0;}const schema19 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.started"},"payload":{"$ref":"#/definitions/SessionStartedPayload"}}};const schema20 = {"title":"SessionStartedPayload","type":"object","additionalProperties":false,"properties":{"message":{"type":"string"},"resume":{}}};function validate50(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((key0 === "message") || (key0 === "resume"))){validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.message !== undefined){if(typeof data.message !== "string"){validate50.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}else {validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate50.errors = vErrors;return errors === 0;}function validate49(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate49.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("session.started" !== data.type){validate49.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.started"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate50(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate49.errors = vErrors;return errors === 0;}const schema21 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.configured"},"payload":{"$ref":"#/definitions/SessionConfiguredPayload"}}};const schema22 = {"title":"SessionConfiguredPayload","type":"object","additionalProperties":false,"required":["config"],"properties":{"config":{"type":"object","description":"The provider's configuration object, as it sent it."},"mode":{"type":"string","description":"The session's current mode (permission/collaboration mode), when the provider states it."},"model":{"type":"string","description":"The session's current model, when the provider states it."}}};function validate53(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.config === undefined) && (missing0 = "config")){validate53.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "config") || (key0 === "mode")) || (key0 === "model"))){validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.config !== undefined){let data0 = data.config;const _errs2 = errors;if(!(data0 && typeof data0 == "object" && !Array.isArray(data0))){validate53.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.mode !== undefined){const _errs4 = errors;if(typeof data.mode !== "string"){validate53.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.model !== undefined){const _errs6 = errors;if(typeof data.model !== "string"){validate53.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate53.errors = vErrors;return errors === 0;}function validate52(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("session.configured" !== data.type){validate52.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.configured"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate53(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate52.errors = vErrors;return errors === 0;}const schema23 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.state.changed"},"payload":{"$ref":"#/definitions/SessionStateChangedPayload"}}};const schema24 = {"title":"SessionStateChangedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/SessionState"},"reason":{"type":"string"},"detail":{"type":"string"}}};const schema25 = {"type":"string","enum":["starting","ready","running","waiting","stopped","error"]};function validate57(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!((((((data === "starting") || (data === "ready")) || (data === "running")) || (data === "waiting")) || (data === "stopped")) || (data === "error"))){validate57.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema25.enum},message:"must be equal to one of the allowed values"}];return false;}validate57.errors = vErrors;return errors === 0;}function validate56(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.state === undefined) && (missing0 = "state")){validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "state") || (key0 === "reason")) || (key0 === "detail"))){validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.state !== undefined){const _errs2 = errors;if(!(validate57(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.reason !== undefined){const _errs3 = errors;if(typeof data.reason !== "string"){validate56.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs5 = errors;if(typeof data.detail !== "string"){validate56.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}}}}}}else {validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate56.errors = vErrors;return errors === 0;}function validate55(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("session.state.changed" !== data.type){validate55.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.state.changed"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate56(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate55.errors = vErrors;return errors === 0;}const schema26 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.exited"},"payload":{"$ref":"#/definitions/SessionExitedPayload"}}};const schema27 = {"title":"SessionExitedPayload","type":"object","additionalProperties":false,"properties":{"reason":{"type":"string"},"recoverable":{"type":"boolean"},"exitKind":{"enum":["graceful","error"]}}};function validate61(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!(((key0 === "reason") || (key0 === "recoverable")) || (key0 === "exitKind"))){validate61.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.reason !== undefined){const _errs2 = errors;if(typeof data.reason !== "string"){validate61.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.recoverable !== undefined){const _errs4 = errors;if(typeof data.recoverable !== "boolean"){validate61.errors = [{instancePath:instancePath+"/recoverable",schemaPath:"#/properties/recoverable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.exitKind !== undefined){let data2 = data.exitKind;const _errs6 = errors;if(!((data2 === "graceful") || (data2 === "error"))){validate61.errors = [{instancePath:instancePath+"/exitKind",schemaPath:"#/properties/exitKind/enum",keyword:"enum",params:{allowedValues: schema27.properties.exitKind.enum},message:"must be equal to one of the allowed values"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}else {validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate61.errors = vErrors;return errors === 0;}function validate60(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("session.exited" !== data.type){validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.exited"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate61(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate60.errors = vErrors;return errors === 0;}const schema28 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.started"},"payload":{"$ref":"#/definitions/ThreadStartedPayload"}}};const schema29 = {"title":"ThreadStartedPayload","type":"object","additionalProperties":false,"properties":{"providerThreadId":{"type":"string"}}};function validate64(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!(key0 === "providerThreadId")){validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.providerThreadId !== undefined){if(typeof data.providerThreadId !== "string"){validate64.errors = [{instancePath:instancePath+"/providerThreadId",schemaPath:"#/properties/providerThreadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}else {validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate64.errors = vErrors;return errors === 0;}function validate63(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("thread.started" !== data.type){validate63.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.started"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate64(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate63.errors = vErrors;return errors === 0;}const schema30 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.state.changed"},"payload":{"$ref":"#/definitions/ThreadStateChangedPayload"}}};const schema31 = {"title":"ThreadStateChangedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/ThreadState"},"detail":{}}};const schema32 = {"type":"string","enum":["active","idle","archived","closed","compacted","error"]};function validate68(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!((((((data === "active") || (data === "idle")) || (data === "archived")) || (data === "closed")) || (data === "compacted")) || (data === "error"))){validate68.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];return false;}validate68.errors = vErrors;return errors === 0;}function validate67(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.state === undefined) && (missing0 = "state")){validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "state") || (key0 === "detail"))){validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.state !== undefined){if(!(validate68(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);errors = vErrors.length;}}}}}else {validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate67.errors = vErrors;return errors === 0;}function validate66(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("thread.state.changed" !== data.type){validate66.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.state.changed"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate67(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate66.errors = vErrors;return errors === 0;}const schema33 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.metadata.updated"},"payload":{"$ref":"#/definitions/ThreadMetadataUpdatedPayload"}}};const schema34 = {"title":"ThreadMetadataUpdatedPayload","type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"metadata":{"type":"object"}}};function validate72(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((key0 === "name") || (key0 === "metadata"))){validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.name !== undefined){const _errs2 = errors;if(typeof data.name !== "string"){validate72.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.metadata !== undefined){let data1 = data.metadata;const _errs4 = errors;if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){validate72.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}else {validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate72.errors = vErrors;return errors === 0;}function validate71(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("thread.metadata.updated" !== data.type){validate71.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.metadata.updated"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate72(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate71.errors = vErrors;return errors === 0;}const schema35 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.token-usage.updated"},"payload":{"$ref":"#/definitions/ThreadTokenUsageUpdatedPayload"}}};const schema36 = {"title":"ThreadTokenUsageUpdatedPayload","type":"object","additionalProperties":false,"required":["usage"],"properties":{"usage":{},"tokenUsage":{"$ref":"#/definitions/TokenUsage"},"context":{"$ref":"#/definitions/ContextUsage"}}};const schema37 = {"title":"TokenUsage","type":"object","additionalProperties":false,"required":["inputTokens","outputTokens"],"properties":{"inputTokens":{"type":"integer","description":"Input tokens as the provider counts them (Claude: without cache reads and writes)."},"outputTokens":{"type":"integer","description":"Output tokens (reasoning included where the provider includes it)."},"cachedInputTokens":{"type":"integer","description":"Input tokens read from the prompt cache."},"cacheWriteTokens":{"type":"integer","description":"Input tokens written to the prompt cache."},"reasoningTokens":{"type":"integer","description":"Reasoning (thinking) tokens, where the provider reports them apart."},"totalTokens":{"type":"integer","description":"The provider's total, where it reports one."},"contextWindow":{"type":"integer","description":"The model's context window, where the provider reports it with the counts."}}};function validate76(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.inputTokens === undefined) && (missing0 = "inputTokens")) || ((data.outputTokens === undefined) && (missing0 = "outputTokens"))){validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((((((key0 === "inputTokens") || (key0 === "outputTokens")) || (key0 === "cachedInputTokens")) || (key0 === "cacheWriteTokens")) || (key0 === "reasoningTokens")) || (key0 === "totalTokens")) || (key0 === "contextWindow"))){validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.inputTokens !== undefined){let data0 = data.inputTokens;const _errs2 = errors;if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){validate76.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.outputTokens !== undefined){let data1 = data.outputTokens;const _errs4 = errors;if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){validate76.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.cachedInputTokens !== undefined){let data2 = data.cachedInputTokens;const _errs6 = errors;if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){validate76.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.cacheWriteTokens !== undefined){let data3 = data.cacheWriteTokens;const _errs8 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate76.errors = [{instancePath:instancePath+"/cacheWriteTokens",schemaPath:"#/properties/cacheWriteTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.reasoningTokens !== undefined){let data4 = data.reasoningTokens;const _errs10 = errors;if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){validate76.errors = [{instancePath:instancePath+"/reasoningTokens",schemaPath:"#/properties/reasoningTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.totalTokens !== undefined){let data5 = data.totalTokens;const _errs12 = errors;if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){validate76.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.contextWindow !== undefined){let data6 = data.contextWindow;const _errs14 = errors;if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){validate76.errors = [{instancePath:instancePath+"/contextWindow",schemaPath:"#/properties/contextWindow/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}}else {validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate76.errors = vErrors;return errors === 0;}const schema38 = {"title":"ContextUsage","type":"object","additionalProperties":false,"required":["usedTokens"],"properties":{"usedTokens":{"type":"integer","minimum":0,"description":"Tokens in the context window now."},"windowTokens":{"type":"integer","minimum":0,"description":"The context window's size in tokens, where the provider reports it."}}};function validate78(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.usedTokens === undefined) && (missing0 = "usedTokens")){validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "usedTokens") || (key0 === "windowTokens"))){validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.usedTokens !== undefined){let data0 = data.usedTokens;const _errs2 = errors;if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){validate78.errors = [{instancePath:instancePath+"/usedTokens",schemaPath:"#/properties/usedTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs2){if((typeof data0 == "number") && (isFinite(data0))){if(data0 < 0 || isNaN(data0)){validate78.errors = [{instancePath:instancePath+"/usedTokens",schemaPath:"#/properties/usedTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.windowTokens !== undefined){let data1 = data.windowTokens;const _errs4 = errors;if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){validate78.errors = [{instancePath:instancePath+"/windowTokens",schemaPath:"#/properties/windowTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs4){if((typeof data1 == "number") && (isFinite(data1))){if(data1 < 0 || isNaN(data1)){validate78.errors = [{instancePath:instancePath+"/windowTokens",schemaPath:"#/properties/windowTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}}else {validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate78.errors = vErrors;return errors === 0;}function validate75(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.usage === undefined) && (missing0 = "usage")){validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "usage") || (key0 === "tokenUsage")) || (key0 === "context"))){validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.tokenUsage !== undefined){const _errs2 = errors;if(!(validate76(data.tokenUsage, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData}))){vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.context !== undefined){const _errs3 = errors;if(!(validate78(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData}))){vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}}}}}else {validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate75.errors = vErrors;return errors === 0;}function validate74(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("thread.token-usage.updated" !== data.type){validate74.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.token-usage.updated"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate75(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate74.errors = vErrors;return errors === 0;}const schema39 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.started"},"payload":{"$ref":"#/definitions/ThreadRealtimeStartedPayload"}}};const schema40 = {"title":"ThreadRealtimeStartedPayload","type":"object","additionalProperties":false,"properties":{"realtimeSessionId":{"type":"string"}}};function validate82(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!(key0 === "realtimeSessionId")){validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.realtimeSessionId !== undefined){if(typeof data.realtimeSessionId !== "string"){validate82.errors = [{instancePath:instancePath+"/realtimeSessionId",schemaPath:"#/properties/realtimeSessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}else {validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate82.errors = vErrors;return errors === 0;}function validate81(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("thread.realtime.started" !== data.type){validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.realtime.started"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate82(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate81.errors = vErrors;return errors === 0;}const schema41 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.item-added"},"payload":{"$ref":"#/definitions/ThreadRealtimeItemAddedPayload"}}};const schema42 = {"title":"ThreadRealtimeItemAddedPayload","type":"object","additionalProperties":false,"required":["item"],"properties":{"item":{}}};function validate85(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.item === undefined) && (missing0 = "item")){validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {for(const key0 in data){if(!(key0 === "item")){validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}}}else {validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate85.errors = vErrors;return errors === 0;}function validate84(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("thread.realtime.item-added" !== data.type){validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.realtime.item-added"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate85(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate84.errors = vErrors;return errors === 0;}const schema43 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.audio.delta"},"payload":{"$ref":"#/definitions/ThreadRealtimeAudioDeltaPayload"}}};const schema44 = {"title":"ThreadRealtimeAudioDeltaPayload","type":"object","additionalProperties":false,"required":["audio"],"properties":{"audio":{}}};function validate88(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.audio === undefined) && (missing0 = "audio")){validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {for(const key0 in data){if(!(key0 === "audio")){validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}}}else {validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate88.errors = vErrors;return errors === 0;}function validate87(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("thread.realtime.audio.delta" !== data.type){validate87.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.realtime.audio.delta"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate88(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate87.errors = vErrors;return errors === 0;}const schema45 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.error"},"payload":{"$ref":"#/definitions/ThreadRealtimeErrorPayload"}}};const schema46 = {"title":"ThreadRealtimeErrorPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}}};function validate91(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.message === undefined) && (missing0 = "message")){validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(key0 === "message")){validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.message !== undefined){if(typeof data.message !== "string"){validate91.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}}else {validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate91.errors = vErrors;return errors === 0;}function validate90(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("thread.realtime.error" !== data.type){validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.realtime.error"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate91(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate90.errors = vErrors;return errors === 0;}const schema47 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.closed"},"payload":{"$ref":"#/definitions/ThreadRealtimeClosedPayload"}}};const schema48 = {"title":"ThreadRealtimeClosedPayload","type":"object","additionalProperties":false,"properties":{"reason":{"type":"string"}}};function validate94(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!(key0 === "reason")){validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.reason !== undefined){if(typeof data.reason !== "string"){validate94.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}else {validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate94.errors = vErrors;return errors === 0;}function validate93(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("thread.realtime.closed" !== data.type){validate93.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.realtime.closed"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate94(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate93.errors = vErrors;return errors === 0;}const schema49 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.started"},"payload":{"$ref":"#/definitions/TurnStartedPayload"}}};const schema50 = {"title":"TurnStartedPayload","type":"object","additionalProperties":false,"properties":{"model":{"type":"string"},"effort":{"type":"string"}}};function validate97(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((key0 === "model") || (key0 === "effort"))){validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.model !== undefined){const _errs2 = errors;if(typeof data.model !== "string"){validate97.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.effort !== undefined){const _errs4 = errors;if(typeof data.effort !== "string"){validate97.errors = [{instancePath:instancePath+"/effort",schemaPath:"#/properties/effort/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}else {validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate97.errors = vErrors;return errors === 0;}function validate96(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("turn.started" !== data.type){validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.started"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate97(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate96.errors = vErrors;return errors === 0;}const schema51 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.completed"},"payload":{"$ref":"#/definitions/TurnCompletedPayload"}}};const schema52 = {"title":"TurnCompletedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/TurnState"},"stopReason":{"type":["string","null"]},"usage":{},"tokenUsage":{"$ref":"#/definitions/TokenUsage"},"modelUsage":{"type":"object"},"totalCostUsd":{"type":"number"},"errorMessage":{"type":"string"}}};const schema53 = {"type":"string","enum":["completed","failed","interrupted","cancelled"]};function validate101(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!((((data === "completed") || (data === "failed")) || (data === "interrupted")) || (data === "cancelled"))){validate101.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"}];return false;}validate101.errors = vErrors;return errors === 0;}function validate100(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.state === undefined) && (missing0 = "state")){validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((((((key0 === "state") || (key0 === "stopReason")) || (key0 === "usage")) || (key0 === "tokenUsage")) || (key0 === "modelUsage")) || (key0 === "totalCostUsd")) || (key0 === "errorMessage"))){validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.state !== undefined){const _errs2 = errors;if(!(validate101(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.stopReason !== undefined){let data1 = data.stopReason;const _errs3 = errors;if((typeof data1 !== "string") && (data1 !== null)){validate100.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: schema52.properties.stopReason.type},message:"must be string,null"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.tokenUsage !== undefined){const _errs5 = errors;if(!(validate76(data.tokenUsage, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData}))){vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);errors = vErrors.length;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.modelUsage !== undefined){let data3 = data.modelUsage;const _errs6 = errors;if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){validate100.errors = [{instancePath:instancePath+"/modelUsage",schemaPath:"#/properties/modelUsage/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.totalCostUsd !== undefined){let data4 = data.totalCostUsd;const _errs8 = errors;if(!((typeof data4 == "number") && (isFinite(data4)))){validate100.errors = [{instancePath:instancePath+"/totalCostUsd",schemaPath:"#/properties/totalCostUsd/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.errorMessage !== undefined){const _errs10 = errors;if(typeof data.errorMessage !== "string"){validate100.errors = [{instancePath:instancePath+"/errorMessage",schemaPath:"#/properties/errorMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}}}}}}}}}else {validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate100.errors = vErrors;return errors === 0;}function validate99(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("turn.completed" !== data.type){validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.completed"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate100(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate99.errors = vErrors;return errors === 0;}const schema54 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.aborted"},"payload":{"$ref":"#/definitions/TurnAbortedPayload"}}};const schema55 = {"title":"TurnAbortedPayload","type":"object","additionalProperties":false,"required":["reason"],"properties":{"reason":{"type":"string"}}};function validate106(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.reason === undefined) && (missing0 = "reason")){validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(key0 === "reason")){validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.reason !== undefined){if(typeof data.reason !== "string"){validate106.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}}else {validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate106.errors = vErrors;return errors === 0;}function validate105(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("turn.aborted" !== data.type){validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.aborted"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate106(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate105.errors = vErrors;return errors === 0;}const schema56 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.plan.updated"},"payload":{"$ref":"#/definitions/TurnPlanUpdatedPayload"}}};const schema57 = {"title":"TurnPlanUpdatedPayload","type":"object","additionalProperties":false,"required":["plan"],"properties":{"explanation":{"type":["string","null"]},"plan":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","status"],"properties":{"step":{"type":"string"},"status":{"$ref":"#/definitions/PlanStepStatus"}}}}}};const schema58 = {"type":"string","enum":["pending","inProgress","completed"]};function validate110(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!(((data === "pending") || (data === "inProgress")) || (data === "completed"))){validate110.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"}];return false;}validate110.errors = vErrors;return errors === 0;}function validate109(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.plan === undefined) && (missing0 = "plan")){validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "explanation") || (key0 === "plan"))){validate109.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.explanation !== undefined){let data0 = data.explanation;const _errs2 = errors;if((typeof data0 !== "string") && (data0 !== null)){validate109.errors = [{instancePath:instancePath+"/explanation",schemaPath:"#/properties/explanation/type",keyword:"type",params:{type: schema57.properties.explanation.type},message:"must be string,null"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.plan !== undefined){let data1 = data.plan;const _errs4 = errors;if(errors === _errs4){if(Array.isArray(data1)){var valid1 = true;const len0 = data1.length;for(let i0=0; i0<len0; i0++){let data2 = data1[i0];const _errs6 = errors;if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){let missing1;if(((data2.step === undefined) && (missing1 = "step")) || ((data2.status === undefined) && (missing1 = "status"))){validate109.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {const _errs8 = errors;for(const key1 in data2){if(!((key1 === "step") || (key1 === "status"))){validate109.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];return false;break;}}if(_errs8 === errors){if(data2.step !== undefined){const _errs9 = errors;if(typeof data2.step !== "string"){validate109.errors = [{instancePath:instancePath+"/plan/" + i0+"/step",schemaPath:"#/properties/plan/items/properties/step/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid2 = _errs9 === errors;}else {var valid2 = true;}if(valid2){if(data2.status !== undefined){const _errs11 = errors;if(!(validate110(data2.status, {instancePath:instancePath+"/plan/" + i0+"/status",parentData:data2,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);errors = vErrors.length;}var valid2 = _errs11 === errors;}else {var valid2 = true;}}}}}else {validate109.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs6 === errors;if(!valid1){break;}}}else {validate109.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}}else {validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate109.errors = vErrors;return errors === 0;}function validate108(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("turn.plan.updated" !== data.type){validate108.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.plan.updated"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate109(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate108.errors = vErrors;return errors === 0;}const schema59 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.diff.updated"},"payload":{"$ref":"#/definitions/TurnDiffUpdatedPayload"}}};const schema60 = {"title":"TurnDiffUpdatedPayload","type":"object","additionalProperties":false,"required":["unifiedDiff"],"properties":{"unifiedDiff":{"type":"string"}}};function validate114(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.unifiedDiff === undefined) && (missing0 = "unifiedDiff")){validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(key0 === "unifiedDiff")){validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.unifiedDiff !== undefined){if(typeof data.unifiedDiff !== "string"){validate114.errors = [{instancePath:instancePath+"/unifiedDiff",schemaPath:"#/properties/unifiedDiff/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}}else {validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate114.errors = vErrors;return errors === 0;}function validate113(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("turn.diff.updated" !== data.type){validate113.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.diff.updated"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate114(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate113.errors = vErrors;return errors === 0;}const schema61 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.started"},"payload":{"$ref":"#/definitions/ItemStartedPayload"}}};const schema62 = {"title":"ItemLifecyclePayload","description":"A union discriminated on \"itemType\": one branch per group of itemType values.","type":"object","required":["itemType"],"properties":{"itemType":{"$ref":"#/definitions/CanonicalItemType"}},"discriminator":{"propertyName":"itemType"},"oneOf":[{"$ref":"#/definitions/UserMessageItemPayload"},{"$ref":"#/definitions/TextItemPayload"},{"$ref":"#/definitions/PlanItemPayload"},{"$ref":"#/definitions/CommandExecutionItemPayload"},{"$ref":"#/definitions/FileChangeItemPayload"},{"$ref":"#/definitions/ToolCallItemPayload"},{"$ref":"#/definitions/WebSearchItemPayload"},{"$ref":"#/definitions/ImageViewItemPayload"},{"$ref":"#/definitions/UnknownItemPayload"}]};const schema63 = {"type":"string","enum":["user_message","assistant_message","reasoning","plan","command_execution","file_change","mcp_tool_call","dynamic_tool_call","collab_agent_tool_call","web_search","image_view","review_entered","review_exited","context_compaction","error","unknown"]};function validate118(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!((((((((((((((((data === "user_message") || (data === "assistant_message")) || (data === "reasoning")) || (data === "plan")) || (data === "command_execution")) || (data === "file_change")) || (data === "mcp_tool_call")) || (data === "dynamic_tool_call")) || (data === "collab_agent_tool_call")) || (data === "web_search")) || (data === "image_view")) || (data === "review_entered")) || (data === "review_exited")) || (data === "context_compaction")) || (data === "error")) || (data === "unknown"))){validate118.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];return false;}validate118.errors = vErrors;return errors === 0;}const schema64 = {"title":"UserMessageItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"user_message"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string","description":"The message text."},"input":{"type":"array","description":"Non-text parts of the prompt (resource links, images), as the provider sent them."}}};const schema65 = {"type":"string","enum":["inProgress","completed","failed","declined","superseded"]};function validate121(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!(((((data === "inProgress") || (data === "completed")) || (data === "failed")) || (data === "declined")) || (data === "superseded"))){validate121.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema65.enum},message:"must be equal to one of the allowed values"}];return false;}validate121.errors = vErrors;return errors === 0;}function validate120(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((((key0 === "itemType") || (key0 === "status")) || (key0 === "title")) || (key0 === "detail")) || (key0 === "background")) || (key0 === "data")) || (key0 === "text")) || (key0 === "input"))){validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.itemType !== undefined){const _errs2 = errors;if("user_message" !== data.itemType){validate120.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "user_message"},message:"must be equal to constant"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){const _errs3 = errors;if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.title !== undefined){const _errs4 = errors;if(typeof data.title !== "string"){validate120.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs6 = errors;if(typeof data.detail !== "string"){validate120.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.background !== undefined){const _errs8 = errors;if(typeof data.background !== "boolean"){validate120.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.text !== undefined){const _errs10 = errors;if(typeof data.text !== "string"){validate120.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.input !== undefined){const _errs12 = errors;if(!(Array.isArray(data.input))){validate120.errors = [{instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}var valid0 = _errs12 === errors;}else {var valid0 = true;}}}}}}}}}}else {validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate120.errors = vErrors;return errors === 0;}const schema66 = {"title":"TextItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"enum":["assistant_message","reasoning","review_entered","review_exited","context_compaction","error"]},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string","description":"The item's whole text, when the provider carries it whole (deltas stream it otherwise)."}}};function validate123(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((((((key0 === "itemType") || (key0 === "status")) || (key0 === "title")) || (key0 === "detail")) || (key0 === "background")) || (key0 === "data")) || (key0 === "text"))){validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.itemType !== undefined){let data0 = data.itemType;const _errs2 = errors;if(!((((((data0 === "assistant_message") || (data0 === "reasoning")) || (data0 === "review_entered")) || (data0 === "review_exited")) || (data0 === "context_compaction")) || (data0 === "error"))){validate123.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/enum",keyword:"enum",params:{allowedValues: schema66.properties.itemType.enum},message:"must be equal to one of the allowed values"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){const _errs3 = errors;if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.title !== undefined){const _errs4 = errors;if(typeof data.title !== "string"){validate123.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs6 = errors;if(typeof data.detail !== "string"){validate123.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.background !== undefined){const _errs8 = errors;if(typeof data.background !== "boolean"){validate123.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.text !== undefined){const _errs10 = errors;if(typeof data.text !== "string"){validate123.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}}}}}}}}}else {validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate123.errors = vErrors;return errors === 0;}const schema67 = {"title":"PlanItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"plan"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string"},"toolName":{"type":"string","description":"The tool that wrote the plan, when it came from a tool call (a todo list)."},"input":{},"output":{},"error":{"type":"string"}}};function validate125(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(func2.call(schema67.properties, key0))){validate125.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.itemType !== undefined){const _errs2 = errors;if("plan" !== data.itemType){validate125.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){const _errs3 = errors;if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.title !== undefined){const _errs4 = errors;if(typeof data.title !== "string"){validate125.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs6 = errors;if(typeof data.detail !== "string"){validate125.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.background !== undefined){const _errs8 = errors;if(typeof data.background !== "boolean"){validate125.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.text !== undefined){const _errs10 = errors;if(typeof data.text !== "string"){validate125.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.toolName !== undefined){const _errs12 = errors;if(typeof data.toolName !== "string"){validate125.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs14 = errors;if(typeof data.error !== "string"){validate125.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}}}else {validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate125.errors = vErrors;return errors === 0;}const schema68 = {"title":"CommandExecutionItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"command_execution"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"command":{"type":"string"},"cwd":{"type":"string"},"exitCode":{"type":"integer"},"output":{"type":"string","description":"The command's whole output (stdout and stderr as the provider merged them)."},"terminalId":{"type":"string","description":"A terminal the client owns that shows the command's output (ACP)."},"durationMs":{"type":"number"},"toolName":{"type":"string","description":"The tool that ran the command, when the provider names one (e.g. Bash)."},"input":{},"error":{"type":"string"}}};function validate127(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(func2.call(schema68.properties, key0))){validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.itemType !== undefined){const _errs2 = errors;if("command_execution" !== data.itemType){validate127.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "command_execution"},message:"must be equal to constant"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){const _errs3 = errors;if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.title !== undefined){const _errs4 = errors;if(typeof data.title !== "string"){validate127.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs6 = errors;if(typeof data.detail !== "string"){validate127.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.background !== undefined){const _errs8 = errors;if(typeof data.background !== "boolean"){validate127.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.command !== undefined){const _errs10 = errors;if(typeof data.command !== "string"){validate127.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.cwd !== undefined){const _errs12 = errors;if(typeof data.cwd !== "string"){validate127.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.exitCode !== undefined){let data7 = data.exitCode;const _errs14 = errors;if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){validate127.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs14 === errors;}else {var valid0 = true;}if(valid0){if(data.output !== undefined){const _errs16 = errors;if(typeof data.output !== "string"){validate127.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs16 === errors;}else {var valid0 = true;}if(valid0){if(data.terminalId !== undefined){const _errs18 = errors;if(typeof data.terminalId !== "string"){validate127.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs18 === errors;}else {var valid0 = true;}if(valid0){if(data.durationMs !== undefined){let data10 = data.durationMs;const _errs20 = errors;if(!((typeof data10 == "number") && (isFinite(data10)))){validate127.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs20 === errors;}else {var valid0 = true;}if(valid0){if(data.toolName !== undefined){const _errs22 = errors;if(typeof data.toolName !== "string"){validate127.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs22 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs24 = errors;if(typeof data.error !== "string"){validate127.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs24 === errors;}else {var valid0 = true;}}}}}}}}}}}}}}}}else {validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate127.errors = vErrors;return errors === 0;}const schema69 = {"title":"FileChangeItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"file_change"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"files":{"type":"array","items":{"$ref":"#/definitions/FileChange"}},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}};const schema70 = {"title":"FileChange","type":"object","additionalProperties":false,"required":["path","change"],"properties":{"path":{"type":"string"},"change":{"enum":["add","update","delete","move"]},"movePath":{"type":"string","description":"change move: the new path."},"diff":{"type":"string","description":"A unified diff of the change."}}};function validate131(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.path === undefined) && (missing0 = "path")) || ((data.change === undefined) && (missing0 = "change"))){validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "path") || (key0 === "change")) || (key0 === "movePath")) || (key0 === "diff"))){validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.path !== undefined){const _errs2 = errors;if(typeof data.path !== "string"){validate131.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.change !== undefined){let data1 = data.change;const _errs4 = errors;if(!((((data1 === "add") || (data1 === "update")) || (data1 === "delete")) || (data1 === "move"))){validate131.errors = [{instancePath:instancePath+"/change",schemaPath:"#/properties/change/enum",keyword:"enum",params:{allowedValues: schema70.properties.change.enum},message:"must be equal to one of the allowed values"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.movePath !== undefined){const _errs5 = errors;if(typeof data.movePath !== "string"){validate131.errors = [{instancePath:instancePath+"/movePath",schemaPath:"#/properties/movePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.diff !== undefined){const _errs7 = errors;if(typeof data.diff !== "string"){validate131.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}}else {validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate131.errors = vErrors;return errors === 0;}function validate129(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(func2.call(schema69.properties, key0))){validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.itemType !== undefined){const _errs2 = errors;if("file_change" !== data.itemType){validate129.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "file_change"},message:"must be equal to constant"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){const _errs3 = errors;if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.title !== undefined){const _errs4 = errors;if(typeof data.title !== "string"){validate129.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs6 = errors;if(typeof data.detail !== "string"){validate129.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.background !== undefined){const _errs8 = errors;if(typeof data.background !== "boolean"){validate129.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.files !== undefined){let data5 = data.files;const _errs10 = errors;if(errors === _errs10){if(Array.isArray(data5)){var valid1 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){const _errs12 = errors;if(!(validate131(data5[i0], {instancePath:instancePath+"/files/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);errors = vErrors.length;}var valid1 = _errs12 === errors;if(!valid1){break;}}}else {validate129.errors = [{instancePath:instancePath+"/files",schemaPath:"#/properties/files/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.toolName !== undefined){const _errs13 = errors;if(typeof data.toolName !== "string"){validate129.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs13 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs15 = errors;if(typeof data.error !== "string"){validate129.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs15 === errors;}else {var valid0 = true;}if(valid0){if(data.durationMs !== undefined){let data9 = data.durationMs;const _errs17 = errors;if(!((typeof data9 == "number") && (isFinite(data9)))){validate129.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs17 === errors;}else {var valid0 = true;}if(valid0){if(data.terminalId !== undefined){const _errs19 = errors;if(typeof data.terminalId !== "string"){validate129.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs19 === errors;}else {var valid0 = true;}}}}}}}}}}}}}else {validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate129.errors = vErrors;return errors === 0;}const schema71 = {"title":"ToolCallItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"enum":["mcp_tool_call","dynamic_tool_call","collab_agent_tool_call"]},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"toolName":{"type":"string","description":"The canonical tool name (the provider's own for tools agentnorm does not know)."},"server":{"type":"string","description":"mcp_tool_call: the MCP server."},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}};function validate133(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(func2.call(schema71.properties, key0))){validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.itemType !== undefined){let data0 = data.itemType;const _errs2 = errors;if(!(((data0 === "mcp_tool_call") || (data0 === "dynamic_tool_call")) || (data0 === "collab_agent_tool_call"))){validate133.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/enum",keyword:"enum",params:{allowedValues: schema71.properties.itemType.enum},message:"must be equal to one of the allowed values"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){const _errs3 = errors;if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.title !== undefined){const _errs4 = errors;if(typeof data.title !== "string"){validate133.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs6 = errors;if(typeof data.detail !== "string"){validate133.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.background !== undefined){const _errs8 = errors;if(typeof data.background !== "boolean"){validate133.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.toolName !== undefined){const _errs10 = errors;if(typeof data.toolName !== "string"){validate133.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.server !== undefined){const _errs12 = errors;if(typeof data.server !== "string"){validate133.errors = [{instancePath:instancePath+"/server",schemaPath:"#/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs14 = errors;if(typeof data.error !== "string"){validate133.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs14 === errors;}else {var valid0 = true;}if(valid0){if(data.durationMs !== undefined){let data8 = data.durationMs;const _errs16 = errors;if(!((typeof data8 == "number") && (isFinite(data8)))){validate133.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs16 === errors;}else {var valid0 = true;}if(valid0){if(data.terminalId !== undefined){const _errs18 = errors;if(typeof data.terminalId !== "string"){validate133.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs18 === errors;}else {var valid0 = true;}}}}}}}}}}}}}else {validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate133.errors = vErrors;return errors === 0;}const schema72 = {"title":"WebSearchItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"web_search"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"query":{"type":"string","description":"The search query, or the URL fetched."},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}};function validate135(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(func2.call(schema72.properties, key0))){validate135.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.itemType !== undefined){const _errs2 = errors;if("web_search" !== data.itemType){validate135.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "web_search"},message:"must be equal to constant"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){const _errs3 = errors;if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.title !== undefined){const _errs4 = errors;if(typeof data.title !== "string"){validate135.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs6 = errors;if(typeof data.detail !== "string"){validate135.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.background !== undefined){const _errs8 = errors;if(typeof data.background !== "boolean"){validate135.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.query !== undefined){const _errs10 = errors;if(typeof data.query !== "string"){validate135.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.toolName !== undefined){const _errs12 = errors;if(typeof data.toolName !== "string"){validate135.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs14 = errors;if(typeof data.error !== "string"){validate135.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs14 === errors;}else {var valid0 = true;}if(valid0){if(data.durationMs !== undefined){let data8 = data.durationMs;const _errs16 = errors;if(!((typeof data8 == "number") && (isFinite(data8)))){validate135.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs16 === errors;}else {var valid0 = true;}if(valid0){if(data.terminalId !== undefined){const _errs18 = errors;if(typeof data.terminalId !== "string"){validate135.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs18 === errors;}else {var valid0 = true;}}}}}}}}}}}}}else {validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate135.errors = vErrors;return errors === 0;}const schema73 = {"title":"ImageViewItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"image_view"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"path":{"type":"string"},"url":{"type":"string"},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}};function validate137(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate137.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(func2.call(schema73.properties, key0))){validate137.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.itemType !== undefined){const _errs2 = errors;if("image_view" !== data.itemType){validate137.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "image_view"},message:"must be equal to constant"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){const _errs3 = errors;if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.title !== undefined){const _errs4 = errors;if(typeof data.title !== "string"){validate137.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs6 = errors;if(typeof data.detail !== "string"){validate137.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.background !== undefined){const _errs8 = errors;if(typeof data.background !== "boolean"){validate137.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.path !== undefined){const _errs10 = errors;if(typeof data.path !== "string"){validate137.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.url !== undefined){const _errs12 = errors;if(typeof data.url !== "string"){validate137.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.toolName !== undefined){const _errs14 = errors;if(typeof data.toolName !== "string"){validate137.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs14 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs16 = errors;if(typeof data.error !== "string"){validate137.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs16 === errors;}else {var valid0 = true;}if(valid0){if(data.durationMs !== undefined){let data9 = data.durationMs;const _errs18 = errors;if(!((typeof data9 == "number") && (isFinite(data9)))){validate137.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs18 === errors;}else {var valid0 = true;}if(valid0){if(data.terminalId !== undefined){const _errs20 = errors;if(typeof data.terminalId !== "string"){validate137.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs20 === errors;}else {var valid0 = true;}}}}}}}}}}}}}}else {validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate137.errors = vErrors;return errors === 0;}const schema74 = {"title":"UnknownItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"unknown"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string"},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}};function validate139(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(func2.call(schema74.properties, key0))){validate139.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.itemType !== undefined){const _errs2 = errors;if("unknown" !== data.itemType){validate139.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "unknown"},message:"must be equal to constant"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){const _errs3 = errors;if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.title !== undefined){const _errs4 = errors;if(typeof data.title !== "string"){validate139.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs6 = errors;if(typeof data.detail !== "string"){validate139.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.background !== undefined){const _errs8 = errors;if(typeof data.background !== "boolean"){validate139.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.text !== undefined){const _errs10 = errors;if(typeof data.text !== "string"){validate139.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.toolName !== undefined){const _errs12 = errors;if(typeof data.toolName !== "string"){validate139.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs14 = errors;if(typeof data.error !== "string"){validate139.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs14 === errors;}else {var valid0 = true;}if(valid0){if(data.durationMs !== undefined){let data8 = data.durationMs;const _errs16 = errors;if(!((typeof data8 == "number") && (isFinite(data8)))){validate139.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs16 === errors;}else {var valid0 = true;}if(valid0){if(data.terminalId !== undefined){const _errs18 = errors;if(typeof data.terminalId !== "string"){validate139.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs18 === errors;}else {var valid0 = true;}}}}}}}}}}}}}else {validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate139.errors = vErrors;return errors === 0;}function validate117(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.itemType !== undefined){const _errs2 = errors;if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){const tag0 = data.itemType;if(typeof tag0 == "string"){if(tag0 === "user_message"){if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);errors = vErrors.length;}}else if(tag0 === "assistant_message"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "reasoning"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_entered"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_exited"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "context_compaction"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "error"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "plan"){if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);errors = vErrors.length;}}else if(tag0 === "command_execution"){if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);errors = vErrors.length;}}else if(tag0 === "file_change"){if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);errors = vErrors.length;}}else if(tag0 === "mcp_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "dynamic_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "collab_agent_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "web_search"){if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);errors = vErrors.length;}}else if(tag0 === "image_view"){if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);errors = vErrors.length;}}else if(tag0 === "unknown"){if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);errors = vErrors.length;}}else {validate117.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];return false;}}else {validate117.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];return false;}}}}else {validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate117.errors = vErrors;return errors === 0;}function validate116(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("item.started" !== data.type){validate116.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "item.started"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate117(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate116.errors = vErrors;return errors === 0;}const schema75 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.updated"},"payload":{"$ref":"#/definitions/ItemUpdatedPayload"}}};function validate159(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.itemType !== undefined){const _errs2 = errors;if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){const tag0 = data.itemType;if(typeof tag0 == "string"){if(tag0 === "user_message"){if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);errors = vErrors.length;}}else if(tag0 === "assistant_message"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "reasoning"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_entered"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_exited"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "context_compaction"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "error"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "plan"){if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);errors = vErrors.length;}}else if(tag0 === "command_execution"){if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);errors = vErrors.length;}}else if(tag0 === "file_change"){if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);errors = vErrors.length;}}else if(tag0 === "mcp_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "dynamic_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "collab_agent_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "web_search"){if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);errors = vErrors.length;}}else if(tag0 === "image_view"){if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);errors = vErrors.length;}}else if(tag0 === "unknown"){if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);errors = vErrors.length;}}else {validate159.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];return false;}}else {validate159.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];return false;}}}}else {validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate159.errors = vErrors;return errors === 0;}function validate158(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate158.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("item.updated" !== data.type){validate158.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "item.updated"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate159(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate158.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate158.errors = vErrors;return errors === 0;}const schema77 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.completed"},"payload":{"$ref":"#/definitions/ItemCompletedPayload"}}};function validate179(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate179.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.itemType !== undefined){const _errs2 = errors;if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){const tag0 = data.itemType;if(typeof tag0 == "string"){if(tag0 === "user_message"){if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);errors = vErrors.length;}}else if(tag0 === "assistant_message"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "reasoning"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_entered"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_exited"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "context_compaction"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "error"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "plan"){if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);errors = vErrors.length;}}else if(tag0 === "command_execution"){if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);errors = vErrors.length;}}else if(tag0 === "file_change"){if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);errors = vErrors.length;}}else if(tag0 === "mcp_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "dynamic_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "collab_agent_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "web_search"){if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);errors = vErrors.length;}}else if(tag0 === "image_view"){if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);errors = vErrors.length;}}else if(tag0 === "unknown"){if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);errors = vErrors.length;}}else {validate179.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];return false;}}else {validate179.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];return false;}}}}else {validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate179.errors = vErrors;return errors === 0;}function validate178(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate178.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("item.completed" !== data.type){validate178.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "item.completed"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate179(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate178.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate178.errors = vErrors;return errors === 0;}const schema79 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"content.delta"},"payload":{"$ref":"#/definitions/ContentDeltaPayload"}}};const schema80 = {"title":"ContentDeltaPayload","type":"object","additionalProperties":false,"required":["streamKind","delta"],"properties":{"streamKind":{"$ref":"#/definitions/ContentStreamKind"},"delta":{"type":"string"},"contentIndex":{"type":"integer"},"summaryIndex":{"type":"integer"}}};const schema81 = {"type":"string","enum":["assistant_text","reasoning_text","reasoning_summary_text","plan_text","command_output","file_change_output","unknown"]};function validate200(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate200.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!(((((((data === "assistant_text") || (data === "reasoning_text")) || (data === "reasoning_summary_text")) || (data === "plan_text")) || (data === "command_output")) || (data === "file_change_output")) || (data === "unknown"))){validate200.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values"}];return false;}validate200.errors = vErrors;return errors === 0;}function validate199(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.streamKind === undefined) && (missing0 = "streamKind")) || ((data.delta === undefined) && (missing0 = "delta"))){validate199.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "streamKind") || (key0 === "delta")) || (key0 === "contentIndex")) || (key0 === "summaryIndex"))){validate199.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.streamKind !== undefined){const _errs2 = errors;if(!(validate200(data.streamKind, {instancePath:instancePath+"/streamKind",parentData:data,parentDataProperty:"streamKind",rootData}))){vErrors = vErrors === null ? validate200.errors : vErrors.concat(validate200.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.delta !== undefined){const _errs3 = errors;if(typeof data.delta !== "string"){validate199.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.contentIndex !== undefined){let data2 = data.contentIndex;const _errs5 = errors;if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){validate199.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.summaryIndex !== undefined){let data3 = data.summaryIndex;const _errs7 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate199.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}}else {validate199.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate199.errors = vErrors;return errors === 0;}function validate198(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate198.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("content.delta" !== data.type){validate198.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content.delta"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate199(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate199.errors : vErrors.concat(validate199.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate198.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate198.errors = vErrors;return errors === 0;}const schema82 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"request.opened"},"payload":{"$ref":"#/definitions/RequestOpenedPayload"}}};const schema83 = {"title":"RequestOpenedPayload","type":"object","additionalProperties":false,"required":["requestType"],"properties":{"requestType":{"$ref":"#/definitions/CanonicalRequestType"},"providerRequestType":{"type":"string","description":"The provider's own name for this kind of request, where it has one of its own beside the canonical type (Codex's legacy execCommandApproval, an EventMsg's exec_approval_request)."},"detail":{"type":"string"},"args":{},"options":{"type":"array","items":{"$ref":"#/definitions/RequestOption"}},"questions":{"type":"array","items":{"$ref":"#/definitions/Question"},"description":"A question request's questions (what answerRequest checks an `answered` reply against)."}}};const schema84 = {"type":"string","enum":["command_execution_approval","file_change_approval","tool_user_input","dynamic_tool_call","auth_tokens_refresh","unknown"]};function validate205(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!((((((data === "command_execution_approval") || (data === "file_change_approval")) || (data === "tool_user_input")) || (data === "dynamic_tool_call")) || (data === "auth_tokens_refresh")) || (data === "unknown"))){validate205.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema84.enum},message:"must be equal to one of the allowed values"}];return false;}validate205.errors = vErrors;return errors === 0;}const schema85 = {"title":"RequestOption","type":"object","additionalProperties":false,"required":["decision"],"properties":{"decision":{"$ref":"#/definitions/RequestDecision"},"label":{"type":"string"},"providerOptionId":{"type":"string"}}};const schema86 = {"type":"string","enum":["allow_once","allow_always","reject_once","reject_always","cancelled","answered","completed","failed"]};function validate208(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate208.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!((((((((data === "allow_once") || (data === "allow_always")) || (data === "reject_once")) || (data === "reject_always")) || (data === "cancelled")) || (data === "answered")) || (data === "completed")) || (data === "failed"))){validate208.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema86.enum},message:"must be equal to one of the allowed values"}];return false;}validate208.errors = vErrors;return errors === 0;}function validate207(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.decision === undefined) && (missing0 = "decision")){validate207.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "decision") || (key0 === "label")) || (key0 === "providerOptionId"))){validate207.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.decision !== undefined){const _errs2 = errors;if(!(validate208(data.decision, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData}))){vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.label !== undefined){const _errs3 = errors;if(typeof data.label !== "string"){validate207.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.providerOptionId !== undefined){const _errs5 = errors;if(typeof data.providerOptionId !== "string"){validate207.errors = [{instancePath:instancePath+"/providerOptionId",schemaPath:"#/properties/providerOptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}}}}}}else {validate207.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate207.errors = vErrors;return errors === 0;}const schema87 = {"title":"Question","type":"object","additionalProperties":false,"required":["id","prompt"],"properties":{"id":{"type":"string","description":"The question's id: what the answers are keyed by."},"prompt":{"type":"string","description":"The question as asked."},"header":{"type":"string","description":"A short label for the question (a tab, a chip)."},"options":{"type":"array","items":{"$ref":"#/definitions/QuestionOption"},"description":"The choices offered; absent or empty: free text only."},"multiSelect":{"type":"boolean","description":"More than one option may be chosen."},"freeText":{"type":"boolean","description":"A typed answer is taken (besides the options, or instead of them when there are none)."}}};const schema88 = {"title":"QuestionOption","type":"object","additionalProperties":false,"required":["id","label"],"properties":{"id":{"type":"string","description":"What an answer names the option by (the provider's option id, else its label)."},"label":{"type":"string"},"description":{"type":"string"}}};function validate212(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.id === undefined) && (missing0 = "id")) || ((data.label === undefined) && (missing0 = "label"))){validate212.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "id") || (key0 === "label")) || (key0 === "description"))){validate212.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.id !== undefined){const _errs2 = errors;if(typeof data.id !== "string"){validate212.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.label !== undefined){const _errs4 = errors;if(typeof data.label !== "string"){validate212.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.description !== undefined){const _errs6 = errors;if(typeof data.description !== "string"){validate212.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate212.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate212.errors = vErrors;return errors === 0;}function validate211(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.id === undefined) && (missing0 = "id")) || ((data.prompt === undefined) && (missing0 = "prompt"))){validate211.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "id") || (key0 === "prompt")) || (key0 === "header")) || (key0 === "options")) || (key0 === "multiSelect")) || (key0 === "freeText"))){validate211.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.id !== undefined){const _errs2 = errors;if(typeof data.id !== "string"){validate211.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.prompt !== undefined){const _errs4 = errors;if(typeof data.prompt !== "string"){validate211.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.header !== undefined){const _errs6 = errors;if(typeof data.header !== "string"){validate211.errors = [{instancePath:instancePath+"/header",schemaPath:"#/properties/header/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.options !== undefined){let data3 = data.options;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate212(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate211.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.multiSelect !== undefined){const _errs11 = errors;if(typeof data.multiSelect !== "boolean"){validate211.errors = [{instancePath:instancePath+"/multiSelect",schemaPath:"#/properties/multiSelect/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs11 === errors;}else {var valid0 = true;}if(valid0){if(data.freeText !== undefined){const _errs13 = errors;if(typeof data.freeText !== "boolean"){validate211.errors = [{instancePath:instancePath+"/freeText",schemaPath:"#/properties/freeText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs13 === errors;}else {var valid0 = true;}}}}}}}}}else {validate211.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate211.errors = vErrors;return errors === 0;}function validate204(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.requestType === undefined) && (missing0 = "requestType")){validate204.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "requestType") || (key0 === "providerRequestType")) || (key0 === "detail")) || (key0 === "args")) || (key0 === "options")) || (key0 === "questions"))){validate204.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.requestType !== undefined){const _errs2 = errors;if(!(validate205(data.requestType, {instancePath:instancePath+"/requestType",parentData:data,parentDataProperty:"requestType",rootData}))){vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.providerRequestType !== undefined){const _errs3 = errors;if(typeof data.providerRequestType !== "string"){validate204.errors = [{instancePath:instancePath+"/providerRequestType",schemaPath:"#/properties/providerRequestType/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs5 = errors;if(typeof data.detail !== "string"){validate204.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.options !== undefined){let data3 = data.options;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs9 = errors;if(!(validate207(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate207.errors : vErrors.concat(validate207.errors);errors = vErrors.length;}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate204.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}if(valid0){if(data.questions !== undefined){let data5 = data.questions;const _errs10 = errors;if(errors === _errs10){if(Array.isArray(data5)){var valid2 = true;const len1 = data5.length;for(let i1=0; i1<len1; i1++){const _errs12 = errors;if(!(validate211(data5[i1], {instancePath:instancePath+"/questions/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);errors = vErrors.length;}var valid2 = _errs12 === errors;if(!valid2){break;}}}else {validate204.errors = [{instancePath:instancePath+"/questions",schemaPath:"#/properties/questions/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}}}}}}}}else {validate204.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate204.errors = vErrors;return errors === 0;}function validate203(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate203.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("request.opened" !== data.type){validate203.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "request.opened"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate204(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate203.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate203.errors = vErrors;return errors === 0;}const schema89 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"request.resolved"},"payload":{"$ref":"#/definitions/RequestResolvedPayload"}}};const schema90 = {"title":"RequestResolvedPayload","type":"object","additionalProperties":false,"required":["requestType"],"properties":{"requestType":{"$ref":"#/definitions/CanonicalRequestType"},"providerRequestType":{"type":"string","description":"As in request.opened."},"decision":{"$ref":"#/definitions/RequestDecision"},"answers":{"$ref":"#/definitions/QuestionAnswers"},"resolution":{}}};const schema91 = {"title":"QuestionAnswers","type":"object","additionalProperties":{"type":"array","items":{"type":"string"}},"properties":{}};function validate220(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){for(const key0 in data){let data0 = data[key0];const _errs2 = errors;if(errors === _errs2){if(Array.isArray(data0)){var valid1 = true;const len0 = data0.length;for(let i0=0; i0<len0; i0++){const _errs4 = errors;if(typeof data0[i0] !== "string"){validate220.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid1 = _errs4 === errors;if(!valid1){break;}}}else {validate220.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs2 === errors;if(!valid0){break;}}}else {validate220.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate220.errors = vErrors;return errors === 0;}function validate217(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.requestType === undefined) && (missing0 = "requestType")){validate217.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((((key0 === "requestType") || (key0 === "providerRequestType")) || (key0 === "decision")) || (key0 === "answers")) || (key0 === "resolution"))){validate217.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.requestType !== undefined){const _errs2 = errors;if(!(validate205(data.requestType, {instancePath:instancePath+"/requestType",parentData:data,parentDataProperty:"requestType",rootData}))){vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.providerRequestType !== undefined){const _errs3 = errors;if(typeof data.providerRequestType !== "string"){validate217.errors = [{instancePath:instancePath+"/providerRequestType",schemaPath:"#/properties/providerRequestType/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.decision !== undefined){const _errs5 = errors;if(!(validate208(data.decision, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData}))){vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);errors = vErrors.length;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.answers !== undefined){const _errs6 = errors;if(!(validate220(data.answers, {instancePath:instancePath+"/answers",parentData:data,parentDataProperty:"answers",rootData}))){vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);errors = vErrors.length;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}}else {validate217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate217.errors = vErrors;return errors === 0;}function validate216(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate216.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("request.resolved" !== data.type){validate216.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "request.resolved"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate217(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate217.errors : vErrors.concat(validate217.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate216.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate216.errors = vErrors;return errors === 0;}const schema92 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"user-input.requested"},"payload":{"$ref":"#/definitions/UserInputRequestedPayload"}}};const schema93 = {"title":"UserInputRequestedPayload","type":"object","additionalProperties":false,"properties":{"questions":{"type":"array","items":{"$ref":"#/definitions/Question"}},"data":{}}};function validate224(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((key0 === "questions") || (key0 === "data"))){validate224.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.questions !== undefined){let data0 = data.questions;const _errs2 = errors;if(errors === _errs2){if(Array.isArray(data0)){var valid1 = true;const len0 = data0.length;for(let i0=0; i0<len0; i0++){const _errs4 = errors;if(!(validate211(data0[i0], {instancePath:instancePath+"/questions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);errors = vErrors.length;}var valid1 = _errs4 === errors;if(!valid1){break;}}}else {validate224.errors = [{instancePath:instancePath+"/questions",schemaPath:"#/properties/questions/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}}}}else {validate224.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate224.errors = vErrors;return errors === 0;}function validate223(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate223.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("user-input.requested" !== data.type){validate223.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "user-input.requested"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate224(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate224.errors : vErrors.concat(validate224.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate223.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate223.errors = vErrors;return errors === 0;}const schema94 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"user-input.resolved"},"payload":{"$ref":"#/definitions/UserInputResolvedPayload"}}};const schema95 = {"title":"UserInputResolvedPayload","type":"object","additionalProperties":false,"properties":{"answers":{"$ref":"#/definitions/QuestionAnswers"},"data":{}}};function validate228(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((key0 === "answers") || (key0 === "data"))){validate228.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.answers !== undefined){if(!(validate220(data.answers, {instancePath:instancePath+"/answers",parentData:data,parentDataProperty:"answers",rootData}))){vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);errors = vErrors.length;}}}}else {validate228.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate228.errors = vErrors;return errors === 0;}function validate227(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate227.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("user-input.resolved" !== data.type){validate227.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "user-input.resolved"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate228(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate228.errors : vErrors.concat(validate228.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate227.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate227.errors = vErrors;return errors === 0;}const schema96 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.started"},"payload":{"$ref":"#/definitions/TaskStartedPayload"}}};const schema97 = {"title":"TaskStartedPayload","type":"object","additionalProperties":false,"required":["taskId"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"description":{"type":"string"},"taskType":{"type":"string"}}};const schema98 = {"type":"string","pattern":"^tsk_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeTaskId, minted by agentnorm (prefix \"tsk_\"). Never a provider id."};const pattern6 = new RegExp("^tsk_[A-Za-z0-9._:-]+$", "u");function validate233(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(typeof data === "string"){if(!pattern6.test(data)){validate233.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^tsk_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^tsk_[A-Za-z0-9._:-]+$"+"\""}];return false;}}else {validate233.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}validate233.errors = vErrors;return errors === 0;}function validate232(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.taskId === undefined) && (missing0 = "taskId")){validate232.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "taskId") || (key0 === "description")) || (key0 === "taskType"))){validate232.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.taskId !== undefined){const _errs2 = errors;if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.description !== undefined){const _errs3 = errors;if(typeof data.description !== "string"){validate232.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.taskType !== undefined){const _errs5 = errors;if(typeof data.taskType !== "string"){validate232.errors = [{instancePath:instancePath+"/taskType",schemaPath:"#/properties/taskType/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}}}}}}else {validate232.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate232.errors = vErrors;return errors === 0;}function validate231(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate231.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("task.started" !== data.type){validate231.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "task.started"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate232(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate232.errors : vErrors.concat(validate232.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate231.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate231.errors = vErrors;return errors === 0;}const schema99 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.progress"},"payload":{"$ref":"#/definitions/TaskProgressPayload"}}};const schema100 = {"title":"TaskProgressPayload","type":"object","additionalProperties":false,"required":["taskId","description"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"description":{"type":"string"},"usage":{},"lastToolName":{"type":"string"}}};function validate237(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.taskId === undefined) && (missing0 = "taskId")) || ((data.description === undefined) && (missing0 = "description"))){validate237.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "taskId") || (key0 === "description")) || (key0 === "usage")) || (key0 === "lastToolName"))){validate237.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.taskId !== undefined){const _errs2 = errors;if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.description !== undefined){const _errs3 = errors;if(typeof data.description !== "string"){validate237.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.lastToolName !== undefined){const _errs5 = errors;if(typeof data.lastToolName !== "string"){validate237.errors = [{instancePath:instancePath+"/lastToolName",schemaPath:"#/properties/lastToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}}}}}}else {validate237.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate237.errors = vErrors;return errors === 0;}function validate236(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate236.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("task.progress" !== data.type){validate236.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "task.progress"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate237(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate237.errors : vErrors.concat(validate237.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate236.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate236.errors = vErrors;return errors === 0;}const schema101 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.completed"},"payload":{"$ref":"#/definitions/TaskCompletedPayload"}}};const schema102 = {"title":"TaskCompletedPayload","type":"object","additionalProperties":false,"required":["taskId","status"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"status":{"enum":["completed","failed","stopped"]},"summary":{"type":"string"},"usage":{},"durationMs":{"type":"number"},"reason":{"type":"string"}}};function validate241(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.taskId === undefined) && (missing0 = "taskId")) || ((data.status === undefined) && (missing0 = "status"))){validate241.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "taskId") || (key0 === "status")) || (key0 === "summary")) || (key0 === "usage")) || (key0 === "durationMs")) || (key0 === "reason"))){validate241.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.taskId !== undefined){const _errs2 = errors;if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){let data1 = data.status;const _errs3 = errors;if(!(((data1 === "completed") || (data1 === "failed")) || (data1 === "stopped"))){validate241.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema102.properties.status.enum},message:"must be equal to one of the allowed values"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.summary !== undefined){const _errs4 = errors;if(typeof data.summary !== "string"){validate241.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.durationMs !== undefined){let data3 = data.durationMs;const _errs6 = errors;if(!((typeof data3 == "number") && (isFinite(data3)))){validate241.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.reason !== undefined){const _errs8 = errors;if(typeof data.reason !== "string"){validate241.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}}else {validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate241.errors = vErrors;return errors === 0;}function validate240(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate240.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("task.completed" !== data.type){validate240.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "task.completed"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate241(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate241.errors : vErrors.concat(validate241.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate240.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate240.errors = vErrors;return errors === 0;}const schema103 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.started"},"payload":{"$ref":"#/definitions/HookStartedPayload"}}};const schema104 = {"title":"HookStartedPayload","type":"object","additionalProperties":false,"required":["hookId","hookName","hookEvent"],"properties":{"hookId":{"type":"string"},"hookName":{"type":"string"},"hookEvent":{"type":"string"}}};function validate245(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.hookId === undefined) && (missing0 = "hookId")) || ((data.hookName === undefined) && (missing0 = "hookName"))) || ((data.hookEvent === undefined) && (missing0 = "hookEvent"))){validate245.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "hookId") || (key0 === "hookName")) || (key0 === "hookEvent"))){validate245.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.hookId !== undefined){const _errs2 = errors;if(typeof data.hookId !== "string"){validate245.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.hookName !== undefined){const _errs4 = errors;if(typeof data.hookName !== "string"){validate245.errors = [{instancePath:instancePath+"/hookName",schemaPath:"#/properties/hookName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.hookEvent !== undefined){const _errs6 = errors;if(typeof data.hookEvent !== "string"){validate245.errors = [{instancePath:instancePath+"/hookEvent",schemaPath:"#/properties/hookEvent/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate245.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate245.errors = vErrors;return errors === 0;}function validate244(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate244.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("hook.started" !== data.type){validate244.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "hook.started"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate245(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate245.errors : vErrors.concat(validate245.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate244.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate244.errors = vErrors;return errors === 0;}const schema105 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.progress"},"payload":{"$ref":"#/definitions/HookProgressPayload"}}};const schema106 = {"title":"HookProgressPayload","type":"object","additionalProperties":false,"required":["hookId"],"properties":{"hookId":{"type":"string"},"output":{"type":"string"},"stdout":{"type":"string"},"stderr":{"type":"string"}}};function validate248(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.hookId === undefined) && (missing0 = "hookId")){validate248.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "hookId") || (key0 === "output")) || (key0 === "stdout")) || (key0 === "stderr"))){validate248.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.hookId !== undefined){const _errs2 = errors;if(typeof data.hookId !== "string"){validate248.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.output !== undefined){const _errs4 = errors;if(typeof data.output !== "string"){validate248.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.stdout !== undefined){const _errs6 = errors;if(typeof data.stdout !== "string"){validate248.errors = [{instancePath:instancePath+"/stdout",schemaPath:"#/properties/stdout/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.stderr !== undefined){const _errs8 = errors;if(typeof data.stderr !== "string"){validate248.errors = [{instancePath:instancePath+"/stderr",schemaPath:"#/properties/stderr/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate248.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate248.errors = vErrors;return errors === 0;}function validate247(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate247.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("hook.progress" !== data.type){validate247.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "hook.progress"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate248(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate248.errors : vErrors.concat(validate248.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate247.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate247.errors = vErrors;return errors === 0;}const schema107 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.completed"},"payload":{"$ref":"#/definitions/HookCompletedPayload"}}};const schema108 = {"title":"HookCompletedPayload","type":"object","additionalProperties":false,"required":["hookId","outcome"],"properties":{"hookId":{"type":"string"},"outcome":{"enum":["success","error","cancelled"]},"output":{"type":"string"},"stdout":{"type":"string"},"stderr":{"type":"string"},"exitCode":{"type":"integer"}}};function validate251(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.hookId === undefined) && (missing0 = "hookId")) || ((data.outcome === undefined) && (missing0 = "outcome"))){validate251.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "hookId") || (key0 === "outcome")) || (key0 === "output")) || (key0 === "stdout")) || (key0 === "stderr")) || (key0 === "exitCode"))){validate251.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.hookId !== undefined){const _errs2 = errors;if(typeof data.hookId !== "string"){validate251.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.outcome !== undefined){let data1 = data.outcome;const _errs4 = errors;if(!(((data1 === "success") || (data1 === "error")) || (data1 === "cancelled"))){validate251.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema108.properties.outcome.enum},message:"must be equal to one of the allowed values"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.output !== undefined){const _errs5 = errors;if(typeof data.output !== "string"){validate251.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.stdout !== undefined){const _errs7 = errors;if(typeof data.stdout !== "string"){validate251.errors = [{instancePath:instancePath+"/stdout",schemaPath:"#/properties/stdout/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs7 === errors;}else {var valid0 = true;}if(valid0){if(data.stderr !== undefined){const _errs9 = errors;if(typeof data.stderr !== "string"){validate251.errors = [{instancePath:instancePath+"/stderr",schemaPath:"#/properties/stderr/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs9 === errors;}else {var valid0 = true;}if(valid0){if(data.exitCode !== undefined){let data5 = data.exitCode;const _errs11 = errors;if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){validate251.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs11 === errors;}else {var valid0 = true;}}}}}}}}}else {validate251.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate251.errors = vErrors;return errors === 0;}function validate250(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate250.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("hook.completed" !== data.type){validate250.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "hook.completed"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate251(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate251.errors : vErrors.concat(validate251.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate250.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate250.errors = vErrors;return errors === 0;}const schema109 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"tool.progress"},"payload":{"$ref":"#/definitions/ToolProgressPayload"}}};const schema110 = {"title":"ToolProgressPayload","type":"object","additionalProperties":false,"properties":{"toolUseId":{"type":"string"},"toolName":{"type":"string"},"summary":{"type":"string"},"elapsedSeconds":{"type":"number"}}};function validate254(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((((key0 === "toolUseId") || (key0 === "toolName")) || (key0 === "summary")) || (key0 === "elapsedSeconds"))){validate254.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.toolUseId !== undefined){const _errs2 = errors;if(typeof data.toolUseId !== "string"){validate254.errors = [{instancePath:instancePath+"/toolUseId",schemaPath:"#/properties/toolUseId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.toolName !== undefined){const _errs4 = errors;if(typeof data.toolName !== "string"){validate254.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.summary !== undefined){const _errs6 = errors;if(typeof data.summary !== "string"){validate254.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.elapsedSeconds !== undefined){let data3 = data.elapsedSeconds;const _errs8 = errors;if(!((typeof data3 == "number") && (isFinite(data3)))){validate254.errors = [{instancePath:instancePath+"/elapsedSeconds",schemaPath:"#/properties/elapsedSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}else {validate254.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate254.errors = vErrors;return errors === 0;}function validate253(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate253.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("tool.progress" !== data.type){validate253.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.progress"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate254(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate254.errors : vErrors.concat(validate254.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate253.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate253.errors = vErrors;return errors === 0;}const schema111 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"tool.summary"},"payload":{"$ref":"#/definitions/ToolSummaryPayload"}}};const schema112 = {"title":"ToolSummaryPayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"precedingToolUseIds":{"type":"array","items":{"type":"string"}}}};function validate257(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.summary === undefined) && (missing0 = "summary")){validate257.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "summary") || (key0 === "precedingToolUseIds"))){validate257.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.summary !== undefined){const _errs2 = errors;if(typeof data.summary !== "string"){validate257.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.precedingToolUseIds !== undefined){let data1 = data.precedingToolUseIds;const _errs4 = errors;if(errors === _errs4){if(Array.isArray(data1)){var valid1 = true;const len0 = data1.length;for(let i0=0; i0<len0; i0++){const _errs6 = errors;if(typeof data1[i0] !== "string"){validate257.errors = [{instancePath:instancePath+"/precedingToolUseIds/" + i0,schemaPath:"#/properties/precedingToolUseIds/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid1 = _errs6 === errors;if(!valid1){break;}}}else {validate257.errors = [{instancePath:instancePath+"/precedingToolUseIds",schemaPath:"#/properties/precedingToolUseIds/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}}else {validate257.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate257.errors = vErrors;return errors === 0;}function validate256(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate256.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("tool.summary" !== data.type){validate256.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.summary"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate257(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate257.errors : vErrors.concat(validate257.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate256.errors = vErrors;return errors === 0;}const schema113 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"auth.status"},"payload":{"$ref":"#/definitions/AuthStatusPayload"}}};const schema114 = {"title":"AuthStatusPayload","type":"object","additionalProperties":false,"properties":{"isAuthenticating":{"type":"boolean"},"output":{"type":"array","items":{"type":"string"}},"error":{"type":"string"}}};function validate260(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!(((key0 === "isAuthenticating") || (key0 === "output")) || (key0 === "error"))){validate260.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.isAuthenticating !== undefined){const _errs2 = errors;if(typeof data.isAuthenticating !== "boolean"){validate260.errors = [{instancePath:instancePath+"/isAuthenticating",schemaPath:"#/properties/isAuthenticating/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.output !== undefined){let data1 = data.output;const _errs4 = errors;if(errors === _errs4){if(Array.isArray(data1)){var valid1 = true;const len0 = data1.length;for(let i0=0; i0<len0; i0++){const _errs6 = errors;if(typeof data1[i0] !== "string"){validate260.errors = [{instancePath:instancePath+"/output/" + i0,schemaPath:"#/properties/output/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid1 = _errs6 === errors;if(!valid1){break;}}}else {validate260.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs8 = errors;if(typeof data.error !== "string"){validate260.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}else {validate260.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate260.errors = vErrors;return errors === 0;}function validate259(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate259.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("auth.status" !== data.type){validate259.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "auth.status"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate260(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate260.errors : vErrors.concat(validate260.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate259.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate259.errors = vErrors;return errors === 0;}const schema115 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"account.updated"},"payload":{"$ref":"#/definitions/AccountUpdatedPayload"}}};const schema116 = {"title":"AccountUpdatedPayload","type":"object","additionalProperties":false,"required":["account"],"properties":{"account":{}}};function validate263(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.account === undefined) && (missing0 = "account")){validate263.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {for(const key0 in data){if(!(key0 === "account")){validate263.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}}}else {validate263.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate263.errors = vErrors;return errors === 0;}function validate262(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate262.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("account.updated" !== data.type){validate262.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "account.updated"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate263(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate263.errors : vErrors.concat(validate263.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate262.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate262.errors = vErrors;return errors === 0;}const schema117 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"account.rate-limits.updated"},"payload":{"$ref":"#/definitions/AccountRateLimitsUpdatedPayload"}}};const schema118 = {"title":"AccountRateLimitsUpdatedPayload","type":"object","additionalProperties":false,"required":["rateLimits"],"properties":{"rateLimits":{}}};function validate266(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.rateLimits === undefined) && (missing0 = "rateLimits")){validate266.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {for(const key0 in data){if(!(key0 === "rateLimits")){validate266.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}}}else {validate266.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate266.errors = vErrors;return errors === 0;}function validate265(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate265.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("account.rate-limits.updated" !== data.type){validate265.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "account.rate-limits.updated"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate266(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate266.errors : vErrors.concat(validate266.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate265.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate265.errors = vErrors;return errors === 0;}const schema119 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"mcp.status.updated"},"payload":{"$ref":"#/definitions/McpStatusUpdatedPayload"}}};const schema120 = {"title":"McpStatusUpdatedPayload","type":"object","additionalProperties":false,"required":["status"],"properties":{"status":{}}};function validate269(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.status === undefined) && (missing0 = "status")){validate269.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {for(const key0 in data){if(!(key0 === "status")){validate269.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}}}else {validate269.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate269.errors = vErrors;return errors === 0;}function validate268(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate268.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("mcp.status.updated" !== data.type){validate268.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "mcp.status.updated"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate269(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate269.errors : vErrors.concat(validate269.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate268.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate268.errors = vErrors;return errors === 0;}const schema121 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"mcp.oauth.completed"},"payload":{"$ref":"#/definitions/McpOauthCompletedPayload"}}};const schema122 = {"title":"McpOauthCompletedPayload","type":"object","additionalProperties":false,"required":["success"],"properties":{"success":{"type":"boolean"},"name":{"type":"string"},"error":{"type":"string"}}};function validate272(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.success === undefined) && (missing0 = "success")){validate272.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "success") || (key0 === "name")) || (key0 === "error"))){validate272.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.success !== undefined){const _errs2 = errors;if(typeof data.success !== "boolean"){validate272.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.name !== undefined){const _errs4 = errors;if(typeof data.name !== "string"){validate272.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs6 = errors;if(typeof data.error !== "string"){validate272.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate272.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate272.errors = vErrors;return errors === 0;}function validate271(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate271.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("mcp.oauth.completed" !== data.type){validate271.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "mcp.oauth.completed"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate272(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate272.errors : vErrors.concat(validate272.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate271.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate271.errors = vErrors;return errors === 0;}const schema123 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"model.rerouted"},"payload":{"$ref":"#/definitions/ModelReroutedPayload"}}};const schema124 = {"title":"ModelReroutedPayload","type":"object","additionalProperties":false,"required":["fromModel","toModel","reason"],"properties":{"fromModel":{"type":"string"},"toModel":{"type":"string"},"reason":{"type":"string"}}};function validate275(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.fromModel === undefined) && (missing0 = "fromModel")) || ((data.toModel === undefined) && (missing0 = "toModel"))) || ((data.reason === undefined) && (missing0 = "reason"))){validate275.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "fromModel") || (key0 === "toModel")) || (key0 === "reason"))){validate275.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.fromModel !== undefined){const _errs2 = errors;if(typeof data.fromModel !== "string"){validate275.errors = [{instancePath:instancePath+"/fromModel",schemaPath:"#/properties/fromModel/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.toModel !== undefined){const _errs4 = errors;if(typeof data.toModel !== "string"){validate275.errors = [{instancePath:instancePath+"/toModel",schemaPath:"#/properties/toModel/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.reason !== undefined){const _errs6 = errors;if(typeof data.reason !== "string"){validate275.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate275.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate275.errors = vErrors;return errors === 0;}function validate274(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate274.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("model.rerouted" !== data.type){validate274.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.rerouted"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate275(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate275.errors : vErrors.concat(validate275.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate274.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate274.errors = vErrors;return errors === 0;}const schema125 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"config.warning"},"payload":{"$ref":"#/definitions/ConfigWarningPayload"}}};const schema126 = {"title":"ConfigWarningPayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"details":{"type":"string"},"path":{"type":"string"},"range":{}}};function validate278(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.summary === undefined) && (missing0 = "summary")){validate278.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "summary") || (key0 === "details")) || (key0 === "path")) || (key0 === "range"))){validate278.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.summary !== undefined){const _errs2 = errors;if(typeof data.summary !== "string"){validate278.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.details !== undefined){const _errs4 = errors;if(typeof data.details !== "string"){validate278.errors = [{instancePath:instancePath+"/details",schemaPath:"#/properties/details/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.path !== undefined){const _errs6 = errors;if(typeof data.path !== "string"){validate278.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate278.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate278.errors = vErrors;return errors === 0;}function validate277(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate277.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("config.warning" !== data.type){validate277.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "config.warning"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate278(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate278.errors : vErrors.concat(validate278.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate277.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate277.errors = vErrors;return errors === 0;}const schema127 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"deprecation.notice"},"payload":{"$ref":"#/definitions/DeprecationNoticePayload"}}};const schema128 = {"title":"DeprecationNoticePayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"details":{"type":"string"}}};function validate281(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.summary === undefined) && (missing0 = "summary")){validate281.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "summary") || (key0 === "details"))){validate281.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.summary !== undefined){const _errs2 = errors;if(typeof data.summary !== "string"){validate281.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.details !== undefined){const _errs4 = errors;if(typeof data.details !== "string"){validate281.errors = [{instancePath:instancePath+"/details",schemaPath:"#/properties/details/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}}else {validate281.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate281.errors = vErrors;return errors === 0;}function validate280(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate280.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("deprecation.notice" !== data.type){validate280.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "deprecation.notice"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate281(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate281.errors : vErrors.concat(validate281.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate280.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate280.errors = vErrors;return errors === 0;}const schema129 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"files.persisted"},"payload":{"$ref":"#/definitions/FilesPersistedPayload"}}};const schema130 = {"title":"FilesPersistedPayload","type":"object","additionalProperties":false,"required":["files"],"properties":{"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["filename","fileId"],"properties":{"filename":{"type":"string"},"fileId":{"type":"string"}}}},"failed":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["filename","error"],"properties":{"filename":{"type":"string"},"error":{"type":"string"}}}}}};function validate284(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.files === undefined) && (missing0 = "files")){validate284.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "files") || (key0 === "failed"))){validate284.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.files !== undefined){let data0 = data.files;const _errs2 = errors;if(errors === _errs2){if(Array.isArray(data0)){var valid1 = true;const len0 = data0.length;for(let i0=0; i0<len0; i0++){let data1 = data0[i0];const _errs4 = errors;if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){let missing1;if(((data1.filename === undefined) && (missing1 = "filename")) || ((data1.fileId === undefined) && (missing1 = "fileId"))){validate284.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {const _errs6 = errors;for(const key1 in data1){if(!((key1 === "filename") || (key1 === "fileId"))){validate284.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];return false;break;}}if(_errs6 === errors){if(data1.filename !== undefined){const _errs7 = errors;if(typeof data1.filename !== "string"){validate284.errors = [{instancePath:instancePath+"/files/" + i0+"/filename",schemaPath:"#/properties/files/items/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid2 = _errs7 === errors;}else {var valid2 = true;}if(valid2){if(data1.fileId !== undefined){const _errs9 = errors;if(typeof data1.fileId !== "string"){validate284.errors = [{instancePath:instancePath+"/files/" + i0+"/fileId",schemaPath:"#/properties/files/items/properties/fileId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid2 = _errs9 === errors;}else {var valid2 = true;}}}}}else {validate284.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs4 === errors;if(!valid1){break;}}}else {validate284.errors = [{instancePath:instancePath+"/files",schemaPath:"#/properties/files/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.failed !== undefined){let data4 = data.failed;const _errs11 = errors;if(errors === _errs11){if(Array.isArray(data4)){var valid3 = true;const len1 = data4.length;for(let i1=0; i1<len1; i1++){let data5 = data4[i1];const _errs13 = errors;if(errors === _errs13){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){let missing2;if(((data5.filename === undefined) && (missing2 = "filename")) || ((data5.error === undefined) && (missing2 = "error"))){validate284.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];return false;}else {const _errs15 = errors;for(const key2 in data5){if(!((key2 === "filename") || (key2 === "error"))){validate284.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];return false;break;}}if(_errs15 === errors){if(data5.filename !== undefined){const _errs16 = errors;if(typeof data5.filename !== "string"){validate284.errors = [{instancePath:instancePath+"/failed/" + i1+"/filename",schemaPath:"#/properties/failed/items/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid4 = _errs16 === errors;}else {var valid4 = true;}if(valid4){if(data5.error !== undefined){const _errs18 = errors;if(typeof data5.error !== "string"){validate284.errors = [{instancePath:instancePath+"/failed/" + i1+"/error",schemaPath:"#/properties/failed/items/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid4 = _errs18 === errors;}else {var valid4 = true;}}}}}else {validate284.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid3 = _errs13 === errors;if(!valid3){break;}}}else {validate284.errors = [{instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs11 === errors;}else {var valid0 = true;}}}}}else {validate284.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate284.errors = vErrors;return errors === 0;}function validate283(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate283.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("files.persisted" !== data.type){validate283.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "files.persisted"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate284(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate284.errors : vErrors.concat(validate284.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate283.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate283.errors = vErrors;return errors === 0;}const schema131 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"runtime.warning"},"payload":{"$ref":"#/definitions/RuntimeWarningPayload"}}};const schema132 = {"title":"RuntimeWarningPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"},"detail":{}}};function validate287(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.message === undefined) && (missing0 = "message")){validate287.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "message") || (key0 === "detail"))){validate287.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.message !== undefined){if(typeof data.message !== "string"){validate287.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}}else {validate287.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate287.errors = vErrors;return errors === 0;}function validate286(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate286.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("runtime.warning" !== data.type){validate286.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "runtime.warning"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate287(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate287.errors : vErrors.concat(validate287.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate286.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate286.errors = vErrors;return errors === 0;}const schema133 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"runtime.error"},"payload":{"$ref":"#/definitions/RuntimeErrorPayload"}}};const schema134 = {"title":"RuntimeErrorPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"},"class":{"$ref":"#/definitions/RuntimeErrorClass"},"detail":{}}};const schema135 = {"type":"string","enum":["provider_error","transport_error","permission_error","validation_error","unknown"]};function validate291(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(typeof data !== "string"){validate291.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}if(!(((((data === "provider_error") || (data === "transport_error")) || (data === "permission_error")) || (data === "validation_error")) || (data === "unknown"))){validate291.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema135.enum},message:"must be equal to one of the allowed values"}];return false;}validate291.errors = vErrors;return errors === 0;}function validate290(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.message === undefined) && (missing0 = "message")){validate290.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "message") || (key0 === "class")) || (key0 === "detail"))){validate290.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.message !== undefined){const _errs2 = errors;if(typeof data.message !== "string"){validate290.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.class !== undefined){const _errs4 = errors;if(!(validate291(data.class, {instancePath:instancePath+"/class",parentData:data,parentDataProperty:"class",rootData}))){vErrors = vErrors === null ? validate291.errors : vErrors.concat(validate291.errors);errors = vErrors.length;}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}}else {validate290.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate290.errors = vErrors;return errors === 0;}function validate289(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){validate289.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs1 = errors;if("runtime.error" !== data.type){validate289.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "runtime.error"},message:"must be equal to constant"}];return false;}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.payload !== undefined){const _errs2 = errors;if(!(validate290(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){vErrors = vErrors === null ? validate290.errors : vErrors.concat(validate290.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}}}}else {validate289.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate289.errors = vErrors;return errors === 0;}function validate21(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){/*# sourceURL="agentnorm:canonical-event.schema.json" */;let vErrors = null;let errors = 0;const _errs0 = errors;if(!(validate22(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);errors = vErrors.length;}var valid0 = _errs0 === errors;if(valid0){const _errs1 = errors;if(errors === _errs1){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.type === undefined) && (missing0 = "type")){validate21.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.type !== undefined){const _errs4 = errors;if(!(validate45(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData}))){vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);errors = vErrors.length;}var valid1 = _errs4 === errors;}else {var valid1 = true;}if(valid1){const tag0 = data.type;if(typeof tag0 == "string"){if(tag0 === "session.started"){if(!(validate49(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);errors = vErrors.length;}}else if(tag0 === "session.configured"){if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);errors = vErrors.length;}}else if(tag0 === "session.state.changed"){if(!(validate55(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);errors = vErrors.length;}}else if(tag0 === "session.exited"){if(!(validate60(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);errors = vErrors.length;}}else if(tag0 === "thread.started"){if(!(validate63(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);errors = vErrors.length;}}else if(tag0 === "thread.state.changed"){if(!(validate66(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);errors = vErrors.length;}}else if(tag0 === "thread.metadata.updated"){if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);errors = vErrors.length;}}else if(tag0 === "thread.token-usage.updated"){if(!(validate74(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);errors = vErrors.length;}}else if(tag0 === "thread.realtime.started"){if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);errors = vErrors.length;}}else if(tag0 === "thread.realtime.item-added"){if(!(validate84(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);errors = vErrors.length;}}else if(tag0 === "thread.realtime.audio.delta"){if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);errors = vErrors.length;}}else if(tag0 === "thread.realtime.error"){if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);errors = vErrors.length;}}else if(tag0 === "thread.realtime.closed"){if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);errors = vErrors.length;}}else if(tag0 === "turn.started"){if(!(validate96(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);errors = vErrors.length;}}else if(tag0 === "turn.completed"){if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);errors = vErrors.length;}}else if(tag0 === "turn.aborted"){if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);errors = vErrors.length;}}else if(tag0 === "turn.plan.updated"){if(!(validate108(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);errors = vErrors.length;}}else if(tag0 === "turn.diff.updated"){if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);errors = vErrors.length;}}else if(tag0 === "item.started"){if(!(validate116(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);errors = vErrors.length;}}else if(tag0 === "item.updated"){if(!(validate158(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);errors = vErrors.length;}}else if(tag0 === "item.completed"){if(!(validate178(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);errors = vErrors.length;}}else if(tag0 === "content.delta"){if(!(validate198(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);errors = vErrors.length;}}else if(tag0 === "request.opened"){if(!(validate203(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate203.errors : vErrors.concat(validate203.errors);errors = vErrors.length;}}else if(tag0 === "request.resolved"){if(!(validate216(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate216.errors : vErrors.concat(validate216.errors);errors = vErrors.length;}}else if(tag0 === "user-input.requested"){if(!(validate223(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate223.errors : vErrors.concat(validate223.errors);errors = vErrors.length;}}else if(tag0 === "user-input.resolved"){if(!(validate227(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate227.errors : vErrors.concat(validate227.errors);errors = vErrors.length;}}else if(tag0 === "task.started"){if(!(validate231(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate231.errors : vErrors.concat(validate231.errors);errors = vErrors.length;}}else if(tag0 === "task.progress"){if(!(validate236(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate236.errors : vErrors.concat(validate236.errors);errors = vErrors.length;}}else if(tag0 === "task.completed"){if(!(validate240(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate240.errors : vErrors.concat(validate240.errors);errors = vErrors.length;}}else if(tag0 === "hook.started"){if(!(validate244(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate244.errors : vErrors.concat(validate244.errors);errors = vErrors.length;}}else if(tag0 === "hook.progress"){if(!(validate247(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate247.errors : vErrors.concat(validate247.errors);errors = vErrors.length;}}else if(tag0 === "hook.completed"){if(!(validate250(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate250.errors : vErrors.concat(validate250.errors);errors = vErrors.length;}}else if(tag0 === "tool.progress"){if(!(validate253(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate253.errors : vErrors.concat(validate253.errors);errors = vErrors.length;}}else if(tag0 === "tool.summary"){if(!(validate256(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate256.errors : vErrors.concat(validate256.errors);errors = vErrors.length;}}else if(tag0 === "auth.status"){if(!(validate259(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate259.errors : vErrors.concat(validate259.errors);errors = vErrors.length;}}else if(tag0 === "account.updated"){if(!(validate262(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate262.errors : vErrors.concat(validate262.errors);errors = vErrors.length;}}else if(tag0 === "account.rate-limits.updated"){if(!(validate265(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate265.errors : vErrors.concat(validate265.errors);errors = vErrors.length;}}else if(tag0 === "mcp.status.updated"){if(!(validate268(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate268.errors : vErrors.concat(validate268.errors);errors = vErrors.length;}}else if(tag0 === "mcp.oauth.completed"){if(!(validate271(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate271.errors : vErrors.concat(validate271.errors);errors = vErrors.length;}}else if(tag0 === "model.rerouted"){if(!(validate274(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate274.errors : vErrors.concat(validate274.errors);errors = vErrors.length;}}else if(tag0 === "config.warning"){if(!(validate277(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate277.errors : vErrors.concat(validate277.errors);errors = vErrors.length;}}else if(tag0 === "deprecation.notice"){if(!(validate280(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate280.errors : vErrors.concat(validate280.errors);errors = vErrors.length;}}else if(tag0 === "files.persisted"){if(!(validate283(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate283.errors : vErrors.concat(validate283.errors);errors = vErrors.length;}}else if(tag0 === "runtime.warning"){if(!(validate286(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate286.errors : vErrors.concat(validate286.errors);errors = vErrors.length;}}else if(tag0 === "runtime.error"){if(!(validate289(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate289.errors : vErrors.concat(validate289.errors);errors = vErrors.length;}}else {validate21.errors = [{instancePath,schemaPath:"#/allOf/1/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];return false;}}else {validate21.errors = [{instancePath,schemaPath:"#/allOf/1/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];return false;}}}}else {validate21.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid0 = _errs1 === errors;}validate21.errors = vErrors;return errors === 0;}export const validatePayload0 = validate339;function validate339(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((key0 === "message") || (key0 === "resume"))){validate339.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.message !== undefined){if(typeof data.message !== "string"){validate339.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}else {validate339.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate339.errors = vErrors;return errors === 0;}export const validatePayload1 = validate340;function validate340(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.config === undefined) && (missing0 = "config")){validate340.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "config") || (key0 === "mode")) || (key0 === "model"))){validate340.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.config !== undefined){let data0 = data.config;const _errs2 = errors;if(!(data0 && typeof data0 == "object" && !Array.isArray(data0))){validate340.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.mode !== undefined){const _errs4 = errors;if(typeof data.mode !== "string"){validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.model !== undefined){const _errs6 = errors;if(typeof data.model !== "string"){validate340.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate340.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate340.errors = vErrors;return errors === 0;}export const validatePayload2 = validate341;function validate341(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.state === undefined) && (missing0 = "state")){validate341.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "state") || (key0 === "reason")) || (key0 === "detail"))){validate341.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.state !== undefined){const _errs2 = errors;if(!(validate57(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.reason !== undefined){const _errs3 = errors;if(typeof data.reason !== "string"){validate341.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs5 = errors;if(typeof data.detail !== "string"){validate341.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}}}}}}else {validate341.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate341.errors = vErrors;return errors === 0;}export const validatePayload3 = validate343;function validate343(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!(((key0 === "reason") || (key0 === "recoverable")) || (key0 === "exitKind"))){validate343.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.reason !== undefined){const _errs2 = errors;if(typeof data.reason !== "string"){validate343.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.recoverable !== undefined){const _errs4 = errors;if(typeof data.recoverable !== "boolean"){validate343.errors = [{instancePath:instancePath+"/recoverable",schemaPath:"#/properties/recoverable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.exitKind !== undefined){let data2 = data.exitKind;const _errs6 = errors;if(!((data2 === "graceful") || (data2 === "error"))){validate343.errors = [{instancePath:instancePath+"/exitKind",schemaPath:"#/properties/exitKind/enum",keyword:"enum",params:{allowedValues: schema27.properties.exitKind.enum},message:"must be equal to one of the allowed values"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}else {validate343.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate343.errors = vErrors;return errors === 0;}export const validatePayload4 = validate344;function validate344(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!(key0 === "providerThreadId")){validate344.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.providerThreadId !== undefined){if(typeof data.providerThreadId !== "string"){validate344.errors = [{instancePath:instancePath+"/providerThreadId",schemaPath:"#/properties/providerThreadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}else {validate344.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate344.errors = vErrors;return errors === 0;}export const validatePayload5 = validate345;function validate345(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.state === undefined) && (missing0 = "state")){validate345.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "state") || (key0 === "detail"))){validate345.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.state !== undefined){if(!(validate68(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);errors = vErrors.length;}}}}}else {validate345.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate345.errors = vErrors;return errors === 0;}export const validatePayload6 = validate347;function validate347(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((key0 === "name") || (key0 === "metadata"))){validate347.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.name !== undefined){const _errs2 = errors;if(typeof data.name !== "string"){validate347.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.metadata !== undefined){let data1 = data.metadata;const _errs4 = errors;if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){validate347.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}else {validate347.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate347.errors = vErrors;return errors === 0;}export const validatePayload7 = validate348;function validate348(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.usage === undefined) && (missing0 = "usage")){validate348.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "usage") || (key0 === "tokenUsage")) || (key0 === "context"))){validate348.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.tokenUsage !== undefined){const _errs2 = errors;if(!(validate76(data.tokenUsage, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData}))){vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.context !== undefined){const _errs3 = errors;if(!(validate78(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData}))){vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);errors = vErrors.length;}var valid0 = _errs3 === errors;}else {var valid0 = true;}}}}}else {validate348.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate348.errors = vErrors;return errors === 0;}export const validatePayload8 = validate351;function validate351(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!(key0 === "realtimeSessionId")){validate351.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.realtimeSessionId !== undefined){if(typeof data.realtimeSessionId !== "string"){validate351.errors = [{instancePath:instancePath+"/realtimeSessionId",schemaPath:"#/properties/realtimeSessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}else {validate351.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate351.errors = vErrors;return errors === 0;}export const validatePayload9 = validate352;function validate352(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.item === undefined) && (missing0 = "item")){validate352.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {for(const key0 in data){if(!(key0 === "item")){validate352.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}}}else {validate352.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate352.errors = vErrors;return errors === 0;}export const validatePayload10 = validate353;function validate353(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.audio === undefined) && (missing0 = "audio")){validate353.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {for(const key0 in data){if(!(key0 === "audio")){validate353.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}}}else {validate353.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate353.errors = vErrors;return errors === 0;}export const validatePayload11 = validate354;function validate354(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.message === undefined) && (missing0 = "message")){validate354.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(key0 === "message")){validate354.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.message !== undefined){if(typeof data.message !== "string"){validate354.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}}else {validate354.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate354.errors = vErrors;return errors === 0;}export const validatePayload12 = validate355;function validate355(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!(key0 === "reason")){validate355.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.reason !== undefined){if(typeof data.reason !== "string"){validate355.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}else {validate355.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate355.errors = vErrors;return errors === 0;}export const validatePayload13 = validate356;function validate356(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((key0 === "model") || (key0 === "effort"))){validate356.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.model !== undefined){const _errs2 = errors;if(typeof data.model !== "string"){validate356.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.effort !== undefined){const _errs4 = errors;if(typeof data.effort !== "string"){validate356.errors = [{instancePath:instancePath+"/effort",schemaPath:"#/properties/effort/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}else {validate356.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate356.errors = vErrors;return errors === 0;}export const validatePayload14 = validate357;function validate357(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.state === undefined) && (missing0 = "state")){validate357.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((((((key0 === "state") || (key0 === "stopReason")) || (key0 === "usage")) || (key0 === "tokenUsage")) || (key0 === "modelUsage")) || (key0 === "totalCostUsd")) || (key0 === "errorMessage"))){validate357.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.state !== undefined){const _errs2 = errors;if(!(validate101(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.stopReason !== undefined){let data1 = data.stopReason;const _errs3 = errors;if((typeof data1 !== "string") && (data1 !== null)){validate357.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: schema52.properties.stopReason.type},message:"must be string,null"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.tokenUsage !== undefined){const _errs5 = errors;if(!(validate76(data.tokenUsage, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData}))){vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);errors = vErrors.length;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.modelUsage !== undefined){let data3 = data.modelUsage;const _errs6 = errors;if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){validate357.errors = [{instancePath:instancePath+"/modelUsage",schemaPath:"#/properties/modelUsage/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.totalCostUsd !== undefined){let data4 = data.totalCostUsd;const _errs8 = errors;if(!((typeof data4 == "number") && (isFinite(data4)))){validate357.errors = [{instancePath:instancePath+"/totalCostUsd",schemaPath:"#/properties/totalCostUsd/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.errorMessage !== undefined){const _errs10 = errors;if(typeof data.errorMessage !== "string"){validate357.errors = [{instancePath:instancePath+"/errorMessage",schemaPath:"#/properties/errorMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs10 === errors;}else {var valid0 = true;}}}}}}}}}else {validate357.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate357.errors = vErrors;return errors === 0;}export const validatePayload15 = validate360;function validate360(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.reason === undefined) && (missing0 = "reason")){validate360.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(key0 === "reason")){validate360.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.reason !== undefined){if(typeof data.reason !== "string"){validate360.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}}else {validate360.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate360.errors = vErrors;return errors === 0;}export const validatePayload16 = validate361;function validate361(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.plan === undefined) && (missing0 = "plan")){validate361.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "explanation") || (key0 === "plan"))){validate361.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.explanation !== undefined){let data0 = data.explanation;const _errs2 = errors;if((typeof data0 !== "string") && (data0 !== null)){validate361.errors = [{instancePath:instancePath+"/explanation",schemaPath:"#/properties/explanation/type",keyword:"type",params:{type: schema57.properties.explanation.type},message:"must be string,null"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.plan !== undefined){let data1 = data.plan;const _errs4 = errors;if(errors === _errs4){if(Array.isArray(data1)){var valid1 = true;const len0 = data1.length;for(let i0=0; i0<len0; i0++){let data2 = data1[i0];const _errs6 = errors;if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){let missing1;if(((data2.step === undefined) && (missing1 = "step")) || ((data2.status === undefined) && (missing1 = "status"))){validate361.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {const _errs8 = errors;for(const key1 in data2){if(!((key1 === "step") || (key1 === "status"))){validate361.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];return false;break;}}if(_errs8 === errors){if(data2.step !== undefined){const _errs9 = errors;if(typeof data2.step !== "string"){validate361.errors = [{instancePath:instancePath+"/plan/" + i0+"/step",schemaPath:"#/properties/plan/items/properties/step/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid2 = _errs9 === errors;}else {var valid2 = true;}if(valid2){if(data2.status !== undefined){const _errs11 = errors;if(!(validate110(data2.status, {instancePath:instancePath+"/plan/" + i0+"/status",parentData:data2,parentDataProperty:"status",rootData}))){vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);errors = vErrors.length;}var valid2 = _errs11 === errors;}else {var valid2 = true;}}}}}else {validate361.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs6 === errors;if(!valid1){break;}}}else {validate361.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}}else {validate361.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate361.errors = vErrors;return errors === 0;}export const validatePayload17 = validate363;function validate363(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.unifiedDiff === undefined) && (missing0 = "unifiedDiff")){validate363.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(key0 === "unifiedDiff")){validate363.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.unifiedDiff !== undefined){if(typeof data.unifiedDiff !== "string"){validate363.errors = [{instancePath:instancePath+"/unifiedDiff",schemaPath:"#/properties/unifiedDiff/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}}else {validate363.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate363.errors = vErrors;return errors === 0;}export const validatePayload18 = validate364;function validate364(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate364.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.itemType !== undefined){const _errs2 = errors;if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){const tag0 = data.itemType;if(typeof tag0 == "string"){if(tag0 === "user_message"){if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);errors = vErrors.length;}}else if(tag0 === "assistant_message"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "reasoning"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_entered"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_exited"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "context_compaction"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "error"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "plan"){if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);errors = vErrors.length;}}else if(tag0 === "command_execution"){if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);errors = vErrors.length;}}else if(tag0 === "file_change"){if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);errors = vErrors.length;}}else if(tag0 === "mcp_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "dynamic_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "collab_agent_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "web_search"){if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);errors = vErrors.length;}}else if(tag0 === "image_view"){if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);errors = vErrors.length;}}else if(tag0 === "unknown"){if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);errors = vErrors.length;}}else {validate364.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];return false;}}else {validate364.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];return false;}}}}else {validate364.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate364.errors = vErrors;return errors === 0;}export const validatePayload19 = validate382;function validate382(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate382.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.itemType !== undefined){const _errs2 = errors;if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){const tag0 = data.itemType;if(typeof tag0 == "string"){if(tag0 === "user_message"){if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);errors = vErrors.length;}}else if(tag0 === "assistant_message"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "reasoning"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_entered"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_exited"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "context_compaction"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "error"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "plan"){if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);errors = vErrors.length;}}else if(tag0 === "command_execution"){if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);errors = vErrors.length;}}else if(tag0 === "file_change"){if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);errors = vErrors.length;}}else if(tag0 === "mcp_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "dynamic_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "collab_agent_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "web_search"){if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);errors = vErrors.length;}}else if(tag0 === "image_view"){if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);errors = vErrors.length;}}else if(tag0 === "unknown"){if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);errors = vErrors.length;}}else {validate382.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];return false;}}else {validate382.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];return false;}}}}else {validate382.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate382.errors = vErrors;return errors === 0;}export const validatePayload20 = validate400;function validate400(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.itemType === undefined) && (missing0 = "itemType")){validate400.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.itemType !== undefined){const _errs2 = errors;if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){const tag0 = data.itemType;if(typeof tag0 == "string"){if(tag0 === "user_message"){if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);errors = vErrors.length;}}else if(tag0 === "assistant_message"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "reasoning"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_entered"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "review_exited"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "context_compaction"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "error"){if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);errors = vErrors.length;}}else if(tag0 === "plan"){if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);errors = vErrors.length;}}else if(tag0 === "command_execution"){if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);errors = vErrors.length;}}else if(tag0 === "file_change"){if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);errors = vErrors.length;}}else if(tag0 === "mcp_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "dynamic_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "collab_agent_tool_call"){if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);errors = vErrors.length;}}else if(tag0 === "web_search"){if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);errors = vErrors.length;}}else if(tag0 === "image_view"){if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);errors = vErrors.length;}}else if(tag0 === "unknown"){if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);errors = vErrors.length;}}else {validate400.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];return false;}}else {validate400.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];return false;}}}}else {validate400.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate400.errors = vErrors;return errors === 0;}export const validatePayload21 = validate418;function validate418(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.streamKind === undefined) && (missing0 = "streamKind")) || ((data.delta === undefined) && (missing0 = "delta"))){validate418.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "streamKind") || (key0 === "delta")) || (key0 === "contentIndex")) || (key0 === "summaryIndex"))){validate418.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.streamKind !== undefined){const _errs2 = errors;if(!(validate200(data.streamKind, {instancePath:instancePath+"/streamKind",parentData:data,parentDataProperty:"streamKind",rootData}))){vErrors = vErrors === null ? validate200.errors : vErrors.concat(validate200.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.delta !== undefined){const _errs3 = errors;if(typeof data.delta !== "string"){validate418.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.contentIndex !== undefined){let data2 = data.contentIndex;const _errs5 = errors;if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){validate418.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.summaryIndex !== undefined){let data3 = data.summaryIndex;const _errs7 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate418.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}}else {validate418.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate418.errors = vErrors;return errors === 0;}export const validatePayload22 = validate420;function validate420(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.requestType === undefined) && (missing0 = "requestType")){validate420.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "requestType") || (key0 === "providerRequestType")) || (key0 === "detail")) || (key0 === "args")) || (key0 === "options")) || (key0 === "questions"))){validate420.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.requestType !== undefined){const _errs2 = errors;if(!(validate205(data.requestType, {instancePath:instancePath+"/requestType",parentData:data,parentDataProperty:"requestType",rootData}))){vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.providerRequestType !== undefined){const _errs3 = errors;if(typeof data.providerRequestType !== "string"){validate420.errors = [{instancePath:instancePath+"/providerRequestType",schemaPath:"#/properties/providerRequestType/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.detail !== undefined){const _errs5 = errors;if(typeof data.detail !== "string"){validate420.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.options !== undefined){let data3 = data.options;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs9 = errors;if(!(validate207(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate207.errors : vErrors.concat(validate207.errors);errors = vErrors.length;}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate420.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}if(valid0){if(data.questions !== undefined){let data5 = data.questions;const _errs10 = errors;if(errors === _errs10){if(Array.isArray(data5)){var valid2 = true;const len1 = data5.length;for(let i1=0; i1<len1; i1++){const _errs12 = errors;if(!(validate211(data5[i1], {instancePath:instancePath+"/questions/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);errors = vErrors.length;}var valid2 = _errs12 === errors;if(!valid2){break;}}}else {validate420.errors = [{instancePath:instancePath+"/questions",schemaPath:"#/properties/questions/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}}}}}}}}else {validate420.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate420.errors = vErrors;return errors === 0;}export const validatePayload23 = validate424;function validate424(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.requestType === undefined) && (missing0 = "requestType")){validate424.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((((key0 === "requestType") || (key0 === "providerRequestType")) || (key0 === "decision")) || (key0 === "answers")) || (key0 === "resolution"))){validate424.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.requestType !== undefined){const _errs2 = errors;if(!(validate205(data.requestType, {instancePath:instancePath+"/requestType",parentData:data,parentDataProperty:"requestType",rootData}))){vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.providerRequestType !== undefined){const _errs3 = errors;if(typeof data.providerRequestType !== "string"){validate424.errors = [{instancePath:instancePath+"/providerRequestType",schemaPath:"#/properties/providerRequestType/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.decision !== undefined){const _errs5 = errors;if(!(validate208(data.decision, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData}))){vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);errors = vErrors.length;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.answers !== undefined){const _errs6 = errors;if(!(validate220(data.answers, {instancePath:instancePath+"/answers",parentData:data,parentDataProperty:"answers",rootData}))){vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);errors = vErrors.length;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}}else {validate424.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate424.errors = vErrors;return errors === 0;}export const validatePayload24 = validate428;function validate428(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((key0 === "questions") || (key0 === "data"))){validate428.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.questions !== undefined){let data0 = data.questions;const _errs2 = errors;if(errors === _errs2){if(Array.isArray(data0)){var valid1 = true;const len0 = data0.length;for(let i0=0; i0<len0; i0++){const _errs4 = errors;if(!(validate211(data0[i0], {instancePath:instancePath+"/questions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);errors = vErrors.length;}var valid1 = _errs4 === errors;if(!valid1){break;}}}else {validate428.errors = [{instancePath:instancePath+"/questions",schemaPath:"#/properties/questions/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}}}}else {validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate428.errors = vErrors;return errors === 0;}export const validatePayload25 = validate430;function validate430(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((key0 === "answers") || (key0 === "data"))){validate430.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.answers !== undefined){if(!(validate220(data.answers, {instancePath:instancePath+"/answers",parentData:data,parentDataProperty:"answers",rootData}))){vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);errors = vErrors.length;}}}}else {validate430.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate430.errors = vErrors;return errors === 0;}export const validatePayload26 = validate432;function validate432(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.taskId === undefined) && (missing0 = "taskId")){validate432.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "taskId") || (key0 === "description")) || (key0 === "taskType"))){validate432.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.taskId !== undefined){const _errs2 = errors;if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.description !== undefined){const _errs3 = errors;if(typeof data.description !== "string"){validate432.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.taskType !== undefined){const _errs5 = errors;if(typeof data.taskType !== "string"){validate432.errors = [{instancePath:instancePath+"/taskType",schemaPath:"#/properties/taskType/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}}}}}}else {validate432.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate432.errors = vErrors;return errors === 0;}export const validatePayload27 = validate434;function validate434(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.taskId === undefined) && (missing0 = "taskId")) || ((data.description === undefined) && (missing0 = "description"))){validate434.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "taskId") || (key0 === "description")) || (key0 === "usage")) || (key0 === "lastToolName"))){validate434.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.taskId !== undefined){const _errs2 = errors;if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.description !== undefined){const _errs3 = errors;if(typeof data.description !== "string"){validate434.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.lastToolName !== undefined){const _errs5 = errors;if(typeof data.lastToolName !== "string"){validate434.errors = [{instancePath:instancePath+"/lastToolName",schemaPath:"#/properties/lastToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}}}}}}else {validate434.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate434.errors = vErrors;return errors === 0;}export const validatePayload28 = validate436;function validate436(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.taskId === undefined) && (missing0 = "taskId")) || ((data.status === undefined) && (missing0 = "status"))){validate436.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "taskId") || (key0 === "status")) || (key0 === "summary")) || (key0 === "usage")) || (key0 === "durationMs")) || (key0 === "reason"))){validate436.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.taskId !== undefined){const _errs2 = errors;if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);errors = vErrors.length;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.status !== undefined){let data1 = data.status;const _errs3 = errors;if(!(((data1 === "completed") || (data1 === "failed")) || (data1 === "stopped"))){validate436.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema102.properties.status.enum},message:"must be equal to one of the allowed values"}];return false;}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.summary !== undefined){const _errs4 = errors;if(typeof data.summary !== "string"){validate436.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.durationMs !== undefined){let data3 = data.durationMs;const _errs6 = errors;if(!((typeof data3 == "number") && (isFinite(data3)))){validate436.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.reason !== undefined){const _errs8 = errors;if(typeof data.reason !== "string"){validate436.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}}else {validate436.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate436.errors = vErrors;return errors === 0;}export const validatePayload29 = validate438;function validate438(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.hookId === undefined) && (missing0 = "hookId")) || ((data.hookName === undefined) && (missing0 = "hookName"))) || ((data.hookEvent === undefined) && (missing0 = "hookEvent"))){validate438.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "hookId") || (key0 === "hookName")) || (key0 === "hookEvent"))){validate438.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.hookId !== undefined){const _errs2 = errors;if(typeof data.hookId !== "string"){validate438.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.hookName !== undefined){const _errs4 = errors;if(typeof data.hookName !== "string"){validate438.errors = [{instancePath:instancePath+"/hookName",schemaPath:"#/properties/hookName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.hookEvent !== undefined){const _errs6 = errors;if(typeof data.hookEvent !== "string"){validate438.errors = [{instancePath:instancePath+"/hookEvent",schemaPath:"#/properties/hookEvent/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate438.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate438.errors = vErrors;return errors === 0;}export const validatePayload30 = validate439;function validate439(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.hookId === undefined) && (missing0 = "hookId")){validate439.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "hookId") || (key0 === "output")) || (key0 === "stdout")) || (key0 === "stderr"))){validate439.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.hookId !== undefined){const _errs2 = errors;if(typeof data.hookId !== "string"){validate439.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.output !== undefined){const _errs4 = errors;if(typeof data.output !== "string"){validate439.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.stdout !== undefined){const _errs6 = errors;if(typeof data.stdout !== "string"){validate439.errors = [{instancePath:instancePath+"/stdout",schemaPath:"#/properties/stdout/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.stderr !== undefined){const _errs8 = errors;if(typeof data.stderr !== "string"){validate439.errors = [{instancePath:instancePath+"/stderr",schemaPath:"#/properties/stderr/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate439.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate439.errors = vErrors;return errors === 0;}export const validatePayload31 = validate440;function validate440(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((data.hookId === undefined) && (missing0 = "hookId")) || ((data.outcome === undefined) && (missing0 = "outcome"))){validate440.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "hookId") || (key0 === "outcome")) || (key0 === "output")) || (key0 === "stdout")) || (key0 === "stderr")) || (key0 === "exitCode"))){validate440.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.hookId !== undefined){const _errs2 = errors;if(typeof data.hookId !== "string"){validate440.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.outcome !== undefined){let data1 = data.outcome;const _errs4 = errors;if(!(((data1 === "success") || (data1 === "error")) || (data1 === "cancelled"))){validate440.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema108.properties.outcome.enum},message:"must be equal to one of the allowed values"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.output !== undefined){const _errs5 = errors;if(typeof data.output !== "string"){validate440.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.stdout !== undefined){const _errs7 = errors;if(typeof data.stdout !== "string"){validate440.errors = [{instancePath:instancePath+"/stdout",schemaPath:"#/properties/stdout/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs7 === errors;}else {var valid0 = true;}if(valid0){if(data.stderr !== undefined){const _errs9 = errors;if(typeof data.stderr !== "string"){validate440.errors = [{instancePath:instancePath+"/stderr",schemaPath:"#/properties/stderr/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs9 === errors;}else {var valid0 = true;}if(valid0){if(data.exitCode !== undefined){let data5 = data.exitCode;const _errs11 = errors;if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){validate440.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}var valid0 = _errs11 === errors;}else {var valid0 = true;}}}}}}}}}else {validate440.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate440.errors = vErrors;return errors === 0;}export const validatePayload32 = validate441;function validate441(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!((((key0 === "toolUseId") || (key0 === "toolName")) || (key0 === "summary")) || (key0 === "elapsedSeconds"))){validate441.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.toolUseId !== undefined){const _errs2 = errors;if(typeof data.toolUseId !== "string"){validate441.errors = [{instancePath:instancePath+"/toolUseId",schemaPath:"#/properties/toolUseId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.toolName !== undefined){const _errs4 = errors;if(typeof data.toolName !== "string"){validate441.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.summary !== undefined){const _errs6 = errors;if(typeof data.summary !== "string"){validate441.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.elapsedSeconds !== undefined){let data3 = data.elapsedSeconds;const _errs8 = errors;if(!((typeof data3 == "number") && (isFinite(data3)))){validate441.errors = [{instancePath:instancePath+"/elapsedSeconds",schemaPath:"#/properties/elapsedSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}else {validate441.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate441.errors = vErrors;return errors === 0;}export const validatePayload33 = validate442;function validate442(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.summary === undefined) && (missing0 = "summary")){validate442.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "summary") || (key0 === "precedingToolUseIds"))){validate442.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.summary !== undefined){const _errs2 = errors;if(typeof data.summary !== "string"){validate442.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.precedingToolUseIds !== undefined){let data1 = data.precedingToolUseIds;const _errs4 = errors;if(errors === _errs4){if(Array.isArray(data1)){var valid1 = true;const len0 = data1.length;for(let i0=0; i0<len0; i0++){const _errs6 = errors;if(typeof data1[i0] !== "string"){validate442.errors = [{instancePath:instancePath+"/precedingToolUseIds/" + i0,schemaPath:"#/properties/precedingToolUseIds/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid1 = _errs6 === errors;if(!valid1){break;}}}else {validate442.errors = [{instancePath:instancePath+"/precedingToolUseIds",schemaPath:"#/properties/precedingToolUseIds/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}}else {validate442.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate442.errors = vErrors;return errors === 0;}export const validatePayload34 = validate443;function validate443(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){const _errs1 = errors;for(const key0 in data){if(!(((key0 === "isAuthenticating") || (key0 === "output")) || (key0 === "error"))){validate443.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.isAuthenticating !== undefined){const _errs2 = errors;if(typeof data.isAuthenticating !== "boolean"){validate443.errors = [{instancePath:instancePath+"/isAuthenticating",schemaPath:"#/properties/isAuthenticating/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.output !== undefined){let data1 = data.output;const _errs4 = errors;if(errors === _errs4){if(Array.isArray(data1)){var valid1 = true;const len0 = data1.length;for(let i0=0; i0<len0; i0++){const _errs6 = errors;if(typeof data1[i0] !== "string"){validate443.errors = [{instancePath:instancePath+"/output/" + i0,schemaPath:"#/properties/output/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid1 = _errs6 === errors;if(!valid1){break;}}}else {validate443.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs8 = errors;if(typeof data.error !== "string"){validate443.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}else {validate443.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate443.errors = vErrors;return errors === 0;}export const validatePayload35 = validate444;function validate444(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.account === undefined) && (missing0 = "account")){validate444.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {for(const key0 in data){if(!(key0 === "account")){validate444.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}}}else {validate444.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate444.errors = vErrors;return errors === 0;}export const validatePayload36 = validate445;function validate445(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.rateLimits === undefined) && (missing0 = "rateLimits")){validate445.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {for(const key0 in data){if(!(key0 === "rateLimits")){validate445.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}}}else {validate445.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate445.errors = vErrors;return errors === 0;}export const validatePayload37 = validate446;function validate446(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.status === undefined) && (missing0 = "status")){validate446.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {for(const key0 in data){if(!(key0 === "status")){validate446.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}}}else {validate446.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate446.errors = vErrors;return errors === 0;}export const validatePayload38 = validate447;function validate447(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.success === undefined) && (missing0 = "success")){validate447.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "success") || (key0 === "name")) || (key0 === "error"))){validate447.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.success !== undefined){const _errs2 = errors;if(typeof data.success !== "boolean"){validate447.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.name !== undefined){const _errs4 = errors;if(typeof data.name !== "string"){validate447.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.error !== undefined){const _errs6 = errors;if(typeof data.error !== "string"){validate447.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate447.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate447.errors = vErrors;return errors === 0;}export const validatePayload39 = validate448;function validate448(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.fromModel === undefined) && (missing0 = "fromModel")) || ((data.toModel === undefined) && (missing0 = "toModel"))) || ((data.reason === undefined) && (missing0 = "reason"))){validate448.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "fromModel") || (key0 === "toModel")) || (key0 === "reason"))){validate448.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.fromModel !== undefined){const _errs2 = errors;if(typeof data.fromModel !== "string"){validate448.errors = [{instancePath:instancePath+"/fromModel",schemaPath:"#/properties/fromModel/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.toModel !== undefined){const _errs4 = errors;if(typeof data.toModel !== "string"){validate448.errors = [{instancePath:instancePath+"/toModel",schemaPath:"#/properties/toModel/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.reason !== undefined){const _errs6 = errors;if(typeof data.reason !== "string"){validate448.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate448.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate448.errors = vErrors;return errors === 0;}export const validatePayload40 = validate449;function validate449(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.summary === undefined) && (missing0 = "summary")){validate449.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "summary") || (key0 === "details")) || (key0 === "path")) || (key0 === "range"))){validate449.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.summary !== undefined){const _errs2 = errors;if(typeof data.summary !== "string"){validate449.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.details !== undefined){const _errs4 = errors;if(typeof data.details !== "string"){validate449.errors = [{instancePath:instancePath+"/details",schemaPath:"#/properties/details/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.path !== undefined){const _errs6 = errors;if(typeof data.path !== "string"){validate449.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate449.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate449.errors = vErrors;return errors === 0;}export const validatePayload41 = validate450;function validate450(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.summary === undefined) && (missing0 = "summary")){validate450.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "summary") || (key0 === "details"))){validate450.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.summary !== undefined){const _errs2 = errors;if(typeof data.summary !== "string"){validate450.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.details !== undefined){const _errs4 = errors;if(typeof data.details !== "string"){validate450.errors = [{instancePath:instancePath+"/details",schemaPath:"#/properties/details/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}}else {validate450.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate450.errors = vErrors;return errors === 0;}export const validatePayload42 = validate451;function validate451(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.files === undefined) && (missing0 = "files")){validate451.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "files") || (key0 === "failed"))){validate451.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.files !== undefined){let data0 = data.files;const _errs2 = errors;if(errors === _errs2){if(Array.isArray(data0)){var valid1 = true;const len0 = data0.length;for(let i0=0; i0<len0; i0++){let data1 = data0[i0];const _errs4 = errors;if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){let missing1;if(((data1.filename === undefined) && (missing1 = "filename")) || ((data1.fileId === undefined) && (missing1 = "fileId"))){validate451.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {const _errs6 = errors;for(const key1 in data1){if(!((key1 === "filename") || (key1 === "fileId"))){validate451.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];return false;break;}}if(_errs6 === errors){if(data1.filename !== undefined){const _errs7 = errors;if(typeof data1.filename !== "string"){validate451.errors = [{instancePath:instancePath+"/files/" + i0+"/filename",schemaPath:"#/properties/files/items/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid2 = _errs7 === errors;}else {var valid2 = true;}if(valid2){if(data1.fileId !== undefined){const _errs9 = errors;if(typeof data1.fileId !== "string"){validate451.errors = [{instancePath:instancePath+"/files/" + i0+"/fileId",schemaPath:"#/properties/files/items/properties/fileId/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid2 = _errs9 === errors;}else {var valid2 = true;}}}}}else {validate451.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs4 === errors;if(!valid1){break;}}}else {validate451.errors = [{instancePath:instancePath+"/files",schemaPath:"#/properties/files/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.failed !== undefined){let data4 = data.failed;const _errs11 = errors;if(errors === _errs11){if(Array.isArray(data4)){var valid3 = true;const len1 = data4.length;for(let i1=0; i1<len1; i1++){let data5 = data4[i1];const _errs13 = errors;if(errors === _errs13){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){let missing2;if(((data5.filename === undefined) && (missing2 = "filename")) || ((data5.error === undefined) && (missing2 = "error"))){validate451.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];return false;}else {const _errs15 = errors;for(const key2 in data5){if(!((key2 === "filename") || (key2 === "error"))){validate451.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];return false;break;}}if(_errs15 === errors){if(data5.filename !== undefined){const _errs16 = errors;if(typeof data5.filename !== "string"){validate451.errors = [{instancePath:instancePath+"/failed/" + i1+"/filename",schemaPath:"#/properties/failed/items/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid4 = _errs16 === errors;}else {var valid4 = true;}if(valid4){if(data5.error !== undefined){const _errs18 = errors;if(typeof data5.error !== "string"){validate451.errors = [{instancePath:instancePath+"/failed/" + i1+"/error",schemaPath:"#/properties/failed/items/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid4 = _errs18 === errors;}else {var valid4 = true;}}}}}else {validate451.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid3 = _errs13 === errors;if(!valid3){break;}}}else {validate451.errors = [{instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs11 === errors;}else {var valid0 = true;}}}}}else {validate451.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate451.errors = vErrors;return errors === 0;}export const validatePayload43 = validate452;function validate452(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.message === undefined) && (missing0 = "message")){validate452.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((key0 === "message") || (key0 === "detail"))){validate452.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.message !== undefined){if(typeof data.message !== "string"){validate452.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}}}}}else {validate452.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate452.errors = vErrors;return errors === 0;}export const validatePayload44 = validate453;function validate453(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((data.message === undefined) && (missing0 = "message")){validate453.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "message") || (key0 === "class")) || (key0 === "detail"))){validate453.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.message !== undefined){const _errs2 = errors;if(typeof data.message !== "string"){validate453.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];return false;}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.class !== undefined){const _errs4 = errors;if(!(validate291(data.class, {instancePath:instancePath+"/class",parentData:data,parentDataProperty:"class",rootData}))){vErrors = vErrors === null ? validate291.errors : vErrors.concat(validate291.errors);errors = vErrors.length;}var valid0 = _errs4 === errors;}else {var valid0 = true;}}}}}else {validate453.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate453.errors = vErrors;return errors === 0;}
+"use strict";
+export const validateCanonicalEvent = validate21;
+const schema6 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"agentnorm:canonical-event.schema.json","title":"ProviderRuntimeEventV2","description":"One canonical agentnorm runtime event (the envelope with sequence, parentId and raw.rule, and one payload per type). Generated from schemas/canonical/canonical.yaml.","allOf":[{"$ref":"#/definitions/RuntimeEventEnvelope"},{"type":"object","required":["type"],"properties":{"type":{"$ref":"#/definitions/CanonicalRuntimeEventType"}},"discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/definitions/SessionStartedEvent"},{"$ref":"#/definitions/SessionConfiguredEvent"},{"$ref":"#/definitions/SessionStateChangedEvent"},{"$ref":"#/definitions/SessionExitedEvent"},{"$ref":"#/definitions/ThreadStartedEvent"},{"$ref":"#/definitions/ThreadStateChangedEvent"},{"$ref":"#/definitions/ThreadMetadataUpdatedEvent"},{"$ref":"#/definitions/ThreadTokenUsageUpdatedEvent"},{"$ref":"#/definitions/ThreadRealtimeStartedEvent"},{"$ref":"#/definitions/ThreadRealtimeItemAddedEvent"},{"$ref":"#/definitions/ThreadRealtimeAudioDeltaEvent"},{"$ref":"#/definitions/ThreadRealtimeErrorEvent"},{"$ref":"#/definitions/ThreadRealtimeClosedEvent"},{"$ref":"#/definitions/TurnStartedEvent"},{"$ref":"#/definitions/TurnCompletedEvent"},{"$ref":"#/definitions/TurnAbortedEvent"},{"$ref":"#/definitions/TurnPlanUpdatedEvent"},{"$ref":"#/definitions/TurnDiffUpdatedEvent"},{"$ref":"#/definitions/ItemStartedEvent"},{"$ref":"#/definitions/ItemUpdatedEvent"},{"$ref":"#/definitions/ItemCompletedEvent"},{"$ref":"#/definitions/ContentDeltaEvent"},{"$ref":"#/definitions/RequestOpenedEvent"},{"$ref":"#/definitions/RequestResolvedEvent"},{"$ref":"#/definitions/UserInputRequestedEvent"},{"$ref":"#/definitions/UserInputResolvedEvent"},{"$ref":"#/definitions/TaskStartedEvent"},{"$ref":"#/definitions/TaskProgressEvent"},{"$ref":"#/definitions/TaskCompletedEvent"},{"$ref":"#/definitions/HookStartedEvent"},{"$ref":"#/definitions/HookProgressEvent"},{"$ref":"#/definitions/HookCompletedEvent"},{"$ref":"#/definitions/ToolProgressEvent"},{"$ref":"#/definitions/ToolSummaryEvent"},{"$ref":"#/definitions/AuthStatusEvent"},{"$ref":"#/definitions/AccountUpdatedEvent"},{"$ref":"#/definitions/AccountRateLimitsUpdatedEvent"},{"$ref":"#/definitions/McpStatusUpdatedEvent"},{"$ref":"#/definitions/McpOauthCompletedEvent"},{"$ref":"#/definitions/ModelReroutedEvent"},{"$ref":"#/definitions/ConfigWarningEvent"},{"$ref":"#/definitions/DeprecationNoticeEvent"},{"$ref":"#/definitions/FilesPersistedEvent"},{"$ref":"#/definitions/RuntimeWarningEvent"},{"$ref":"#/definitions/RuntimeErrorEvent"}]}],"definitions":{"EventId":{"type":"string","pattern":"^evt_[A-Za-z0-9._:-]+$","description":"Canonical EventId, minted by agentnorm (prefix \"evt_\"). Never a provider id."},"RuntimeSessionId":{"type":"string","pattern":"^ses_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeSessionId, minted by agentnorm (prefix \"ses_\"). Never a provider id."},"ThreadId":{"type":"string","pattern":"^thr_[A-Za-z0-9._:-]+$","description":"Canonical ThreadId, minted by agentnorm (prefix \"thr_\"). Never a provider id."},"TurnId":{"type":"string","pattern":"^trn_[A-Za-z0-9._:-]+$","description":"Canonical TurnId, minted by agentnorm (prefix \"trn_\"). Never a provider id."},"RuntimeItemId":{"type":"string","pattern":"^itm_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeItemId, minted by agentnorm (prefix \"itm_\"). Never a provider id."},"RuntimeRequestId":{"type":"string","pattern":"^req_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeRequestId, minted by agentnorm (prefix \"req_\"). Never a provider id."},"RuntimeTaskId":{"type":"string","pattern":"^tsk_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeTaskId, minted by agentnorm (prefix \"tsk_\"). Never a provider id."},"ProviderKind":{"type":"string","enum":["codex","claude","cursor","acp","opencode"]},"RuntimeEventSource":{"type":"string","enum":["codex.app-server.notification","codex.app-server.request","codex.app-server.response","codex.eventmsg","codex.sdk.thread-event","claude.sdk.message","claude.sdk.permission","acp.notification","acp.request","acp.response","cursor.acp.notification","cursor.acp.request","cursor.acp.response","cursor.stream-json","cursor.sdk.message","cursor.sdk.update","cursor.sdk.conversation","opencode.event","agentnorm.runtime"]},"CanonicalItemType":{"type":"string","enum":["user_message","assistant_message","reasoning","plan","command_execution","file_change","mcp_tool_call","dynamic_tool_call","collab_agent_tool_call","web_search","image_view","review_entered","review_exited","context_compaction","error","unknown"]},"CanonicalRequestType":{"type":"string","enum":["command_execution_approval","file_change_approval","tool_user_input","dynamic_tool_call","auth_tokens_refresh","unknown"]},"SessionState":{"type":"string","enum":["starting","ready","running","waiting","stopped","error"]},"ThreadState":{"type":"string","enum":["active","idle","archived","closed","compacted","error"]},"TurnState":{"type":"string","enum":["completed","failed","interrupted","cancelled"]},"ItemStatus":{"type":"string","enum":["inProgress","completed","failed","declined","superseded"]},"PlanStepStatus":{"type":"string","enum":["pending","inProgress","completed"]},"ContentStreamKind":{"type":"string","enum":["assistant_text","reasoning_text","reasoning_summary_text","plan_text","command_output","file_change_output","unknown"]},"RequestDecision":{"type":"string","enum":["allow_once","allow_always","reject_once","reject_always","cancelled","answered","completed","failed"]},"RuntimeErrorClass":{"type":"string","enum":["provider_error","transport_error","permission_error","validation_error","unknown"]},"UserMessageItemPayload":{"title":"UserMessageItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"user_message"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string","description":"The message text."},"input":{"type":"array","description":"Non-text parts of the prompt (resource links, images), as the provider sent them."}}},"TextItemPayload":{"title":"TextItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"enum":["assistant_message","reasoning","review_entered","review_exited","context_compaction","error"]},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string","description":"The item's whole text, when the provider carries it whole (deltas stream it otherwise)."}}},"PlanItemPayload":{"title":"PlanItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"plan"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string"},"toolName":{"type":"string","description":"The tool that wrote the plan, when it came from a tool call (a todo list)."},"input":{},"output":{},"error":{"type":"string"}}},"CommandExecutionItemPayload":{"title":"CommandExecutionItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"command_execution"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"command":{"type":"string"},"cwd":{"type":"string"},"exitCode":{"type":"integer"},"output":{"type":"string","description":"The command's whole output (stdout and stderr as the provider merged them)."},"terminalId":{"type":"string","description":"A terminal the client owns that shows the command's output (ACP)."},"durationMs":{"type":"number"},"toolName":{"type":"string","description":"The tool that ran the command, when the provider names one (e.g. Bash)."},"input":{},"error":{"type":"string"}}},"FileChangeItemPayload":{"title":"FileChangeItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"file_change"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"files":{"type":"array","items":{"$ref":"#/definitions/FileChange"}},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}},"ToolCallItemPayload":{"title":"ToolCallItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"enum":["mcp_tool_call","dynamic_tool_call","collab_agent_tool_call"]},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"toolName":{"type":"string","description":"The canonical tool name (the provider's own for tools agentnorm does not know)."},"server":{"type":"string","description":"mcp_tool_call: the MCP server."},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}},"WebSearchItemPayload":{"title":"WebSearchItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"web_search"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"query":{"type":"string","description":"The search query, or the URL fetched."},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}},"ImageViewItemPayload":{"title":"ImageViewItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"image_view"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"path":{"type":"string"},"url":{"type":"string"},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}},"UnknownItemPayload":{"title":"UnknownItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"unknown"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string"},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}},"ItemLifecyclePayload":{"title":"ItemLifecyclePayload","description":"A union discriminated on \"itemType\": one branch per group of itemType values.","type":"object","required":["itemType"],"properties":{"itemType":{"$ref":"#/definitions/CanonicalItemType"}},"discriminator":{"propertyName":"itemType"},"oneOf":[{"$ref":"#/definitions/UserMessageItemPayload"},{"$ref":"#/definitions/TextItemPayload"},{"$ref":"#/definitions/PlanItemPayload"},{"$ref":"#/definitions/CommandExecutionItemPayload"},{"$ref":"#/definitions/FileChangeItemPayload"},{"$ref":"#/definitions/ToolCallItemPayload"},{"$ref":"#/definitions/WebSearchItemPayload"},{"$ref":"#/definitions/ImageViewItemPayload"},{"$ref":"#/definitions/UnknownItemPayload"}]},"TokenUsage":{"title":"TokenUsage","type":"object","additionalProperties":false,"required":["inputTokens","outputTokens"],"properties":{"inputTokens":{"type":"integer","description":"Input tokens as the provider counts them (Claude: without cache reads and writes)."},"outputTokens":{"type":"integer","description":"Output tokens (reasoning included where the provider includes it)."},"cachedInputTokens":{"type":"integer","description":"Input tokens read from the prompt cache."},"cacheWriteTokens":{"type":"integer","description":"Input tokens written to the prompt cache."},"reasoningTokens":{"type":"integer","description":"Reasoning (thinking) tokens, where the provider reports them apart."},"totalTokens":{"type":"integer","description":"The provider's total, where it reports one."},"contextWindow":{"type":"integer","description":"The model's context window, where the provider reports it with the counts."}}},"ContextUsage":{"title":"ContextUsage","type":"object","additionalProperties":false,"required":["usedTokens"],"properties":{"usedTokens":{"type":"integer","minimum":0,"description":"Tokens in the context window now."},"windowTokens":{"type":"integer","minimum":0,"description":"The context window's size in tokens, where the provider reports it."}}},"RequestOption":{"title":"RequestOption","type":"object","additionalProperties":false,"required":["decision"],"properties":{"decision":{"$ref":"#/definitions/RequestDecision"},"label":{"type":"string"},"providerOptionId":{"type":"string"}}},"Question":{"title":"Question","type":"object","additionalProperties":false,"required":["id","prompt"],"properties":{"id":{"type":"string","description":"The question's id: what the answers are keyed by."},"prompt":{"type":"string","description":"The question as asked."},"header":{"type":"string","description":"A short label for the question (a tab, a chip)."},"options":{"type":"array","items":{"$ref":"#/definitions/QuestionOption"},"description":"The choices offered; absent or empty: free text only."},"multiSelect":{"type":"boolean","description":"More than one option may be chosen."},"freeText":{"type":"boolean","description":"A typed answer is taken (besides the options, or instead of them when there are none)."}}},"QuestionOption":{"title":"QuestionOption","type":"object","additionalProperties":false,"required":["id","label"],"properties":{"id":{"type":"string","description":"What an answer names the option by (the provider's option id, else its label)."},"label":{"type":"string"},"description":{"type":"string"}}},"QuestionAnswers":{"title":"QuestionAnswers","type":"object","additionalProperties":{"type":"array","items":{"type":"string"}},"properties":{}},"FileChange":{"title":"FileChange","type":"object","additionalProperties":false,"required":["path","change"],"properties":{"path":{"type":"string"},"change":{"enum":["add","update","delete","move"]},"movePath":{"type":"string","description":"change move: the new path."},"diff":{"type":"string","description":"A unified diff of the change."}}},"CanonicalRuntimeEventType":{"type":"string","enum":["session.started","session.configured","session.state.changed","session.exited","thread.started","thread.state.changed","thread.metadata.updated","thread.token-usage.updated","thread.realtime.started","thread.realtime.item-added","thread.realtime.audio.delta","thread.realtime.error","thread.realtime.closed","turn.started","turn.completed","turn.aborted","turn.plan.updated","turn.diff.updated","item.started","item.updated","item.completed","content.delta","request.opened","request.resolved","user-input.requested","user-input.resolved","task.started","task.progress","task.completed","hook.started","hook.progress","hook.completed","tool.progress","tool.summary","auth.status","account.updated","account.rate-limits.updated","mcp.status.updated","mcp.oauth.completed","model.rerouted","config.warning","deprecation.notice","files.persisted","runtime.warning","runtime.error"]},"SessionStartedPayload":{"title":"SessionStartedPayload","type":"object","additionalProperties":false,"properties":{"message":{"type":"string"},"resume":{}}},"SessionConfiguredPayload":{"title":"SessionConfiguredPayload","type":"object","additionalProperties":false,"required":["config"],"properties":{"config":{"type":"object","description":"The provider's configuration object, as it sent it."},"mode":{"type":"string","description":"The session's current mode (permission/collaboration mode), when the provider states it."},"model":{"type":"string","description":"The session's current model, when the provider states it."}}},"SessionStateChangedPayload":{"title":"SessionStateChangedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/SessionState"},"reason":{"type":"string"},"detail":{"type":"string"}}},"SessionExitedPayload":{"title":"SessionExitedPayload","type":"object","additionalProperties":false,"properties":{"reason":{"type":"string"},"recoverable":{"type":"boolean"},"exitKind":{"enum":["graceful","error"]}}},"ThreadStartedPayload":{"title":"ThreadStartedPayload","type":"object","additionalProperties":false,"properties":{"providerThreadId":{"type":"string"}}},"ThreadStateChangedPayload":{"title":"ThreadStateChangedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/ThreadState"},"detail":{}}},"ThreadMetadataUpdatedPayload":{"title":"ThreadMetadataUpdatedPayload","type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"metadata":{"type":"object"}}},"ThreadTokenUsageUpdatedPayload":{"title":"ThreadTokenUsageUpdatedPayload","type":"object","additionalProperties":false,"required":["usage"],"properties":{"usage":{},"tokenUsage":{"$ref":"#/definitions/TokenUsage"},"context":{"$ref":"#/definitions/ContextUsage"}}},"ThreadRealtimeStartedPayload":{"title":"ThreadRealtimeStartedPayload","type":"object","additionalProperties":false,"properties":{"realtimeSessionId":{"type":"string"}}},"ThreadRealtimeItemAddedPayload":{"title":"ThreadRealtimeItemAddedPayload","type":"object","additionalProperties":false,"required":["item"],"properties":{"item":{}}},"ThreadRealtimeAudioDeltaPayload":{"title":"ThreadRealtimeAudioDeltaPayload","type":"object","additionalProperties":false,"required":["audio"],"properties":{"audio":{}}},"ThreadRealtimeErrorPayload":{"title":"ThreadRealtimeErrorPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}}},"ThreadRealtimeClosedPayload":{"title":"ThreadRealtimeClosedPayload","type":"object","additionalProperties":false,"properties":{"reason":{"type":"string"}}},"TurnStartedPayload":{"title":"TurnStartedPayload","type":"object","additionalProperties":false,"properties":{"model":{"type":"string"},"effort":{"type":"string"}}},"TurnCompletedPayload":{"title":"TurnCompletedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/TurnState"},"stopReason":{"type":["string","null"]},"usage":{},"tokenUsage":{"$ref":"#/definitions/TokenUsage"},"modelUsage":{"type":"object"},"totalCostUsd":{"type":"number"},"errorMessage":{"type":"string"}}},"TurnAbortedPayload":{"title":"TurnAbortedPayload","type":"object","additionalProperties":false,"required":["reason"],"properties":{"reason":{"type":"string"}}},"TurnPlanUpdatedPayload":{"title":"TurnPlanUpdatedPayload","type":"object","additionalProperties":false,"required":["plan"],"properties":{"explanation":{"type":["string","null"]},"plan":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","status"],"properties":{"step":{"type":"string"},"status":{"$ref":"#/definitions/PlanStepStatus"}}}}}},"TurnDiffUpdatedPayload":{"title":"TurnDiffUpdatedPayload","type":"object","additionalProperties":false,"required":["unifiedDiff"],"properties":{"unifiedDiff":{"type":"string"}}},"ItemStartedPayload":{"title":"ItemStartedPayload","$ref":"#/definitions/ItemLifecyclePayload"},"ItemUpdatedPayload":{"title":"ItemUpdatedPayload","$ref":"#/definitions/ItemLifecyclePayload"},"ItemCompletedPayload":{"title":"ItemCompletedPayload","$ref":"#/definitions/ItemLifecyclePayload"},"ContentDeltaPayload":{"title":"ContentDeltaPayload","type":"object","additionalProperties":false,"required":["streamKind","delta"],"properties":{"streamKind":{"$ref":"#/definitions/ContentStreamKind"},"delta":{"type":"string"},"contentIndex":{"type":"integer"},"summaryIndex":{"type":"integer"}}},"RequestOpenedPayload":{"title":"RequestOpenedPayload","type":"object","additionalProperties":false,"required":["requestType"],"properties":{"requestType":{"$ref":"#/definitions/CanonicalRequestType"},"providerRequestType":{"type":"string","description":"The provider's own name for this kind of request, where it has one of its own beside the canonical type (Codex's legacy execCommandApproval, an EventMsg's exec_approval_request)."},"detail":{"type":"string"},"args":{},"options":{"type":"array","items":{"$ref":"#/definitions/RequestOption"}},"questions":{"type":"array","items":{"$ref":"#/definitions/Question"},"description":"A question request's questions (what answerRequest checks an `answered` reply against)."}}},"RequestResolvedPayload":{"title":"RequestResolvedPayload","type":"object","additionalProperties":false,"required":["requestType"],"properties":{"requestType":{"$ref":"#/definitions/CanonicalRequestType"},"providerRequestType":{"type":"string","description":"As in request.opened."},"decision":{"$ref":"#/definitions/RequestDecision"},"answers":{"$ref":"#/definitions/QuestionAnswers"},"resolution":{}}},"UserInputRequestedPayload":{"title":"UserInputRequestedPayload","type":"object","additionalProperties":false,"properties":{"questions":{"type":"array","items":{"$ref":"#/definitions/Question"}},"data":{}}},"UserInputResolvedPayload":{"title":"UserInputResolvedPayload","type":"object","additionalProperties":false,"properties":{"answers":{"$ref":"#/definitions/QuestionAnswers"},"data":{}}},"TaskStartedPayload":{"title":"TaskStartedPayload","type":"object","additionalProperties":false,"required":["taskId"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"description":{"type":"string"},"taskType":{"type":"string"}}},"TaskProgressPayload":{"title":"TaskProgressPayload","type":"object","additionalProperties":false,"required":["taskId","description"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"description":{"type":"string"},"usage":{},"lastToolName":{"type":"string"}}},"TaskCompletedPayload":{"title":"TaskCompletedPayload","type":"object","additionalProperties":false,"required":["taskId","status"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"status":{"enum":["completed","failed","stopped"]},"summary":{"type":"string"},"usage":{},"durationMs":{"type":"number"},"reason":{"type":"string"}}},"HookStartedPayload":{"title":"HookStartedPayload","type":"object","additionalProperties":false,"required":["hookId","hookName","hookEvent"],"properties":{"hookId":{"type":"string"},"hookName":{"type":"string"},"hookEvent":{"type":"string"}}},"HookProgressPayload":{"title":"HookProgressPayload","type":"object","additionalProperties":false,"required":["hookId"],"properties":{"hookId":{"type":"string"},"output":{"type":"string"},"stdout":{"type":"string"},"stderr":{"type":"string"}}},"HookCompletedPayload":{"title":"HookCompletedPayload","type":"object","additionalProperties":false,"required":["hookId","outcome"],"properties":{"hookId":{"type":"string"},"outcome":{"enum":["success","error","cancelled"]},"output":{"type":"string"},"stdout":{"type":"string"},"stderr":{"type":"string"},"exitCode":{"type":"integer"}}},"ToolProgressPayload":{"title":"ToolProgressPayload","type":"object","additionalProperties":false,"properties":{"toolUseId":{"type":"string"},"toolName":{"type":"string"},"summary":{"type":"string"},"elapsedSeconds":{"type":"number"}}},"ToolSummaryPayload":{"title":"ToolSummaryPayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"precedingToolUseIds":{"type":"array","items":{"type":"string"}}}},"AuthStatusPayload":{"title":"AuthStatusPayload","type":"object","additionalProperties":false,"properties":{"isAuthenticating":{"type":"boolean"},"output":{"type":"array","items":{"type":"string"}},"error":{"type":"string"}}},"AccountUpdatedPayload":{"title":"AccountUpdatedPayload","type":"object","additionalProperties":false,"required":["account"],"properties":{"account":{}}},"AccountRateLimitsUpdatedPayload":{"title":"AccountRateLimitsUpdatedPayload","type":"object","additionalProperties":false,"required":["rateLimits"],"properties":{"rateLimits":{}}},"McpStatusUpdatedPayload":{"title":"McpStatusUpdatedPayload","type":"object","additionalProperties":false,"required":["status"],"properties":{"status":{}}},"McpOauthCompletedPayload":{"title":"McpOauthCompletedPayload","type":"object","additionalProperties":false,"required":["success"],"properties":{"success":{"type":"boolean"},"name":{"type":"string"},"error":{"type":"string"}}},"ModelReroutedPayload":{"title":"ModelReroutedPayload","type":"object","additionalProperties":false,"required":["fromModel","toModel","reason"],"properties":{"fromModel":{"type":"string"},"toModel":{"type":"string"},"reason":{"type":"string"}}},"ConfigWarningPayload":{"title":"ConfigWarningPayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"details":{"type":"string"},"path":{"type":"string"},"range":{}}},"DeprecationNoticePayload":{"title":"DeprecationNoticePayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"details":{"type":"string"}}},"FilesPersistedPayload":{"title":"FilesPersistedPayload","type":"object","additionalProperties":false,"required":["files"],"properties":{"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["filename","fileId"],"properties":{"filename":{"type":"string"},"fileId":{"type":"string"}}}},"failed":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["filename","error"],"properties":{"filename":{"type":"string"},"error":{"type":"string"}}}}}},"RuntimeWarningPayload":{"title":"RuntimeWarningPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"},"detail":{}}},"RuntimeErrorPayload":{"title":"RuntimeErrorPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"},"class":{"$ref":"#/definitions/RuntimeErrorClass"},"detail":{}}},"ProviderRefs":{"title":"ProviderRefs","type":"object","additionalProperties":false,"properties":{"providerSessionId":{"type":"string"},"providerThreadId":{"type":"string"},"providerTurnId":{"type":"string"},"providerItemId":{"type":"string"},"providerRequestId":{"type":"string"},"providerParentId":{"type":"string"}}},"RuntimeEventRaw":{"title":"RuntimeEventRaw","type":"object","additionalProperties":false,"required":["source"],"description":"Where the event came from. In memory every event of a native message has that message as raw.payload; in a written stream it is written once per message: one event (the holder) has raw.payload, the others of that message (adjacent in the stream, before or after it) have raw.payloadRef. Without raw (--no-raw, includeRaw false) neither is present.","properties":{"source":{"$ref":"#/definitions/RuntimeEventSource"},"method":{"type":"string"},"messageType":{"type":"string"},"rule":{"type":"string","description":"The mapping-table row that produced this event: <surface>#<rule>."},"payload":{"description":"The provider message (null: the runtime's own event, no message). In a written stream: on the holder only."},"payloadRef":{"$ref":"#/definitions/EventId","description":"Written streams: the eventId of the event (from the same native message) whose raw.payload is this event's too."},"payloadShared":{"type":"object","additionalProperties":{"type":"string"},"description":"Written streams, on a holder: long strings of the message the event carries verbatim in its own fields are written once. Keys: JSON Pointers into raw.payload (null there); values: JSON Pointers into this event where the string is (e.g. {\"/params/delta\": \"/payload/delta\"})."}}},"RuntimeEventEnvelope":{"type":"object","additionalProperties":false,"required":["eventId","schemaVersion","provider","sessionId","createdAt","sequence","type","payload"],"properties":{"eventId":{"$ref":"#/definitions/EventId"},"schemaVersion":{"const":2,"description":"The canonical stream's contract version; changes only for a breaking change."},"provider":{"$ref":"#/definitions/ProviderKind"},"sessionId":{"$ref":"#/definitions/RuntimeSessionId"},"createdAt":{"type":"string","format":"date-time","description":"When the event happened (RFC 3339 date-time, UTC): the time the provider's message carries, else the normalizer's clock. Not an ordering: use sequence."},"sequence":{"type":"integer","minimum":1,"description":"Monotonic per session; the only ordering used for replay."},"threadId":{"$ref":"#/definitions/ThreadId"},"turnId":{"$ref":"#/definitions/TurnId"},"itemId":{"$ref":"#/definitions/RuntimeItemId"},"requestId":{"$ref":"#/definitions/RuntimeRequestId"},"parentId":{"$ref":"#/definitions/RuntimeItemId","description":"The canonical item this event's activity is nested under (subagent/task items, child threads)."},"providerRefs":{"$ref":"#/definitions/ProviderRefs"},"raw":{"$ref":"#/definitions/RuntimeEventRaw"},"type":{"$ref":"#/definitions/CanonicalRuntimeEventType"},"payload":{}}},"SessionStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.started"},"payload":{"$ref":"#/definitions/SessionStartedPayload"}}},"SessionConfiguredEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.configured"},"payload":{"$ref":"#/definitions/SessionConfiguredPayload"}}},"SessionStateChangedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.state.changed"},"payload":{"$ref":"#/definitions/SessionStateChangedPayload"}}},"SessionExitedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.exited"},"payload":{"$ref":"#/definitions/SessionExitedPayload"}}},"ThreadStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.started"},"payload":{"$ref":"#/definitions/ThreadStartedPayload"}}},"ThreadStateChangedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.state.changed"},"payload":{"$ref":"#/definitions/ThreadStateChangedPayload"}}},"ThreadMetadataUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.metadata.updated"},"payload":{"$ref":"#/definitions/ThreadMetadataUpdatedPayload"}}},"ThreadTokenUsageUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.token-usage.updated"},"payload":{"$ref":"#/definitions/ThreadTokenUsageUpdatedPayload"}}},"ThreadRealtimeStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.started"},"payload":{"$ref":"#/definitions/ThreadRealtimeStartedPayload"}}},"ThreadRealtimeItemAddedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.item-added"},"payload":{"$ref":"#/definitions/ThreadRealtimeItemAddedPayload"}}},"ThreadRealtimeAudioDeltaEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.audio.delta"},"payload":{"$ref":"#/definitions/ThreadRealtimeAudioDeltaPayload"}}},"ThreadRealtimeErrorEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.error"},"payload":{"$ref":"#/definitions/ThreadRealtimeErrorPayload"}}},"ThreadRealtimeClosedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.closed"},"payload":{"$ref":"#/definitions/ThreadRealtimeClosedPayload"}}},"TurnStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.started"},"payload":{"$ref":"#/definitions/TurnStartedPayload"}}},"TurnCompletedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.completed"},"payload":{"$ref":"#/definitions/TurnCompletedPayload"}}},"TurnAbortedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.aborted"},"payload":{"$ref":"#/definitions/TurnAbortedPayload"}}},"TurnPlanUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.plan.updated"},"payload":{"$ref":"#/definitions/TurnPlanUpdatedPayload"}}},"TurnDiffUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.diff.updated"},"payload":{"$ref":"#/definitions/TurnDiffUpdatedPayload"}}},"ItemStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.started"},"payload":{"$ref":"#/definitions/ItemStartedPayload"}}},"ItemUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.updated"},"payload":{"$ref":"#/definitions/ItemUpdatedPayload"}}},"ItemCompletedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.completed"},"payload":{"$ref":"#/definitions/ItemCompletedPayload"}}},"ContentDeltaEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"content.delta"},"payload":{"$ref":"#/definitions/ContentDeltaPayload"}}},"RequestOpenedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"request.opened"},"payload":{"$ref":"#/definitions/RequestOpenedPayload"}}},"RequestResolvedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"request.resolved"},"payload":{"$ref":"#/definitions/RequestResolvedPayload"}}},"UserInputRequestedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"user-input.requested"},"payload":{"$ref":"#/definitions/UserInputRequestedPayload"}}},"UserInputResolvedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"user-input.resolved"},"payload":{"$ref":"#/definitions/UserInputResolvedPayload"}}},"TaskStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.started"},"payload":{"$ref":"#/definitions/TaskStartedPayload"}}},"TaskProgressEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.progress"},"payload":{"$ref":"#/definitions/TaskProgressPayload"}}},"TaskCompletedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.completed"},"payload":{"$ref":"#/definitions/TaskCompletedPayload"}}},"HookStartedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.started"},"payload":{"$ref":"#/definitions/HookStartedPayload"}}},"HookProgressEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.progress"},"payload":{"$ref":"#/definitions/HookProgressPayload"}}},"HookCompletedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.completed"},"payload":{"$ref":"#/definitions/HookCompletedPayload"}}},"ToolProgressEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"tool.progress"},"payload":{"$ref":"#/definitions/ToolProgressPayload"}}},"ToolSummaryEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"tool.summary"},"payload":{"$ref":"#/definitions/ToolSummaryPayload"}}},"AuthStatusEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"auth.status"},"payload":{"$ref":"#/definitions/AuthStatusPayload"}}},"AccountUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"account.updated"},"payload":{"$ref":"#/definitions/AccountUpdatedPayload"}}},"AccountRateLimitsUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"account.rate-limits.updated"},"payload":{"$ref":"#/definitions/AccountRateLimitsUpdatedPayload"}}},"McpStatusUpdatedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"mcp.status.updated"},"payload":{"$ref":"#/definitions/McpStatusUpdatedPayload"}}},"McpOauthCompletedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"mcp.oauth.completed"},"payload":{"$ref":"#/definitions/McpOauthCompletedPayload"}}},"ModelReroutedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"model.rerouted"},"payload":{"$ref":"#/definitions/ModelReroutedPayload"}}},"ConfigWarningEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"config.warning"},"payload":{"$ref":"#/definitions/ConfigWarningPayload"}}},"DeprecationNoticeEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"deprecation.notice"},"payload":{"$ref":"#/definitions/DeprecationNoticePayload"}}},"FilesPersistedEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"files.persisted"},"payload":{"$ref":"#/definitions/FilesPersistedPayload"}}},"RuntimeWarningEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"runtime.warning"},"payload":{"$ref":"#/definitions/RuntimeWarningPayload"}}},"RuntimeErrorEvent":{"type":"object","required":["type","payload"],"properties":{"type":{"const":"runtime.error"},"payload":{"$ref":"#/definitions/RuntimeErrorPayload"}}}}};
+const schema7 = {"type":"object","additionalProperties":false,"required":["eventId","schemaVersion","provider","sessionId","createdAt","sequence","type","payload"],"properties":{"eventId":{"$ref":"#/definitions/EventId"},"schemaVersion":{"const":2,"description":"The canonical stream's contract version; changes only for a breaking change."},"provider":{"$ref":"#/definitions/ProviderKind"},"sessionId":{"$ref":"#/definitions/RuntimeSessionId"},"createdAt":{"type":"string","format":"date-time","description":"When the event happened (RFC 3339 date-time, UTC): the time the provider's message carries, else the normalizer's clock. Not an ordering: use sequence."},"sequence":{"type":"integer","minimum":1,"description":"Monotonic per session; the only ordering used for replay."},"threadId":{"$ref":"#/definitions/ThreadId"},"turnId":{"$ref":"#/definitions/TurnId"},"itemId":{"$ref":"#/definitions/RuntimeItemId"},"requestId":{"$ref":"#/definitions/RuntimeRequestId"},"parentId":{"$ref":"#/definitions/RuntimeItemId","description":"The canonical item this event's activity is nested under (subagent/task items, child threads)."},"providerRefs":{"$ref":"#/definitions/ProviderRefs"},"raw":{"$ref":"#/definitions/RuntimeEventRaw"},"type":{"$ref":"#/definitions/CanonicalRuntimeEventType"},"payload":{}}};
+const func2 = Object.prototype.hasOwnProperty;
+const schema8 = {"type":"string","pattern":"^evt_[A-Za-z0-9._:-]+$","description":"Canonical EventId, minted by agentnorm (prefix \"evt_\"). Never a provider id."};
+const pattern0 = new RegExp("^evt_[A-Za-z0-9._:-]+$", "u");
+
+function validate23(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(typeof data === "string"){
+if(!pattern0.test(data)){
+validate23.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9._:-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+
+const schema9 = {"type":"string","enum":["codex","claude","cursor","acp","opencode"]};
+
+function validate25(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((data === "codex") || (data === "claude")) || (data === "cursor")) || (data === "acp")) || (data === "opencode"))){
+validate25.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema9.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+
+const schema10 = {"type":"string","pattern":"^ses_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeSessionId, minted by agentnorm (prefix \"ses_\"). Never a provider id."};
+const pattern1 = new RegExp("^ses_[A-Za-z0-9._:-]+$", "u");
+
+function validate27(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(typeof data === "string"){
+if(!pattern1.test(data)){
+validate27.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^ses_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^ses_[A-Za-z0-9._:-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+
+const schema11 = {"type":"string","pattern":"^thr_[A-Za-z0-9._:-]+$","description":"Canonical ThreadId, minted by agentnorm (prefix \"thr_\"). Never a provider id."};
+const pattern2 = new RegExp("^thr_[A-Za-z0-9._:-]+$", "u");
+
+function validate29(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(typeof data === "string"){
+if(!pattern2.test(data)){
+validate29.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^thr_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^thr_[A-Za-z0-9._:-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate29.errors = vErrors;
+return errors === 0;
+}
+
+const schema12 = {"type":"string","pattern":"^trn_[A-Za-z0-9._:-]+$","description":"Canonical TurnId, minted by agentnorm (prefix \"trn_\"). Never a provider id."};
+const pattern3 = new RegExp("^trn_[A-Za-z0-9._:-]+$", "u");
+
+function validate31(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(typeof data === "string"){
+if(!pattern3.test(data)){
+validate31.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^trn_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^trn_[A-Za-z0-9._:-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+
+const schema13 = {"type":"string","pattern":"^itm_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeItemId, minted by agentnorm (prefix \"itm_\"). Never a provider id."};
+const pattern4 = new RegExp("^itm_[A-Za-z0-9._:-]+$", "u");
+
+function validate33(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(typeof data === "string"){
+if(!pattern4.test(data)){
+validate33.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^itm_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^itm_[A-Za-z0-9._:-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+
+const schema14 = {"type":"string","pattern":"^req_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeRequestId, minted by agentnorm (prefix \"req_\"). Never a provider id."};
+const pattern5 = new RegExp("^req_[A-Za-z0-9._:-]+$", "u");
+
+function validate35(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(typeof data === "string"){
+if(!pattern5.test(data)){
+validate35.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^req_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^req_[A-Za-z0-9._:-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate35.errors = vErrors;
+return errors === 0;
+}
+
+const schema15 = {"title":"ProviderRefs","type":"object","additionalProperties":false,"properties":{"providerSessionId":{"type":"string"},"providerThreadId":{"type":"string"},"providerTurnId":{"type":"string"},"providerItemId":{"type":"string"},"providerRequestId":{"type":"string"},"providerParentId":{"type":"string"}}};
+
+function validate38(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "providerSessionId") || (key0 === "providerThreadId")) || (key0 === "providerTurnId")) || (key0 === "providerItemId")) || (key0 === "providerRequestId")) || (key0 === "providerParentId"))){
+validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.providerSessionId !== undefined){
+const _errs2 = errors;
+if(typeof data.providerSessionId !== "string"){
+validate38.errors = [{instancePath:instancePath+"/providerSessionId",schemaPath:"#/properties/providerSessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerThreadId !== undefined){
+const _errs4 = errors;
+if(typeof data.providerThreadId !== "string"){
+validate38.errors = [{instancePath:instancePath+"/providerThreadId",schemaPath:"#/properties/providerThreadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerTurnId !== undefined){
+const _errs6 = errors;
+if(typeof data.providerTurnId !== "string"){
+validate38.errors = [{instancePath:instancePath+"/providerTurnId",schemaPath:"#/properties/providerTurnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerItemId !== undefined){
+const _errs8 = errors;
+if(typeof data.providerItemId !== "string"){
+validate38.errors = [{instancePath:instancePath+"/providerItemId",schemaPath:"#/properties/providerItemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerRequestId !== undefined){
+const _errs10 = errors;
+if(typeof data.providerRequestId !== "string"){
+validate38.errors = [{instancePath:instancePath+"/providerRequestId",schemaPath:"#/properties/providerRequestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerParentId !== undefined){
+const _errs12 = errors;
+if(typeof data.providerParentId !== "string"){
+validate38.errors = [{instancePath:instancePath+"/providerParentId",schemaPath:"#/properties/providerParentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+
+const schema16 = {"title":"RuntimeEventRaw","type":"object","additionalProperties":false,"required":["source"],"description":"Where the event came from. In memory every event of a native message has that message as raw.payload; in a written stream it is written once per message: one event (the holder) has raw.payload, the others of that message (adjacent in the stream, before or after it) have raw.payloadRef. Without raw (--no-raw, includeRaw false) neither is present.","properties":{"source":{"$ref":"#/definitions/RuntimeEventSource"},"method":{"type":"string"},"messageType":{"type":"string"},"rule":{"type":"string","description":"The mapping-table row that produced this event: <surface>#<rule>."},"payload":{"description":"The provider message (null: the runtime's own event, no message). In a written stream: on the holder only."},"payloadRef":{"$ref":"#/definitions/EventId","description":"Written streams: the eventId of the event (from the same native message) whose raw.payload is this event's too."},"payloadShared":{"type":"object","additionalProperties":{"type":"string"},"description":"Written streams, on a holder: long strings of the message the event carries verbatim in its own fields are written once. Keys: JSON Pointers into raw.payload (null there); values: JSON Pointers into this event where the string is (e.g. {\"/params/delta\": \"/payload/delta\"})."}}};
+const schema17 = {"type":"string","enum":["codex.app-server.notification","codex.app-server.request","codex.app-server.response","codex.eventmsg","codex.sdk.thread-event","claude.sdk.message","claude.sdk.permission","acp.notification","acp.request","acp.response","cursor.acp.notification","cursor.acp.request","cursor.acp.response","cursor.stream-json","cursor.sdk.message","cursor.sdk.update","cursor.sdk.conversation","opencode.event","agentnorm.runtime"]};
+
+function validate41(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((((((((((((((((data === "codex.app-server.notification") || (data === "codex.app-server.request")) || (data === "codex.app-server.response")) || (data === "codex.eventmsg")) || (data === "codex.sdk.thread-event")) || (data === "claude.sdk.message")) || (data === "claude.sdk.permission")) || (data === "acp.notification")) || (data === "acp.request")) || (data === "acp.response")) || (data === "cursor.acp.notification")) || (data === "cursor.acp.request")) || (data === "cursor.acp.response")) || (data === "cursor.stream-json")) || (data === "cursor.sdk.message")) || (data === "cursor.sdk.update")) || (data === "cursor.sdk.conversation")) || (data === "opencode.event")) || (data === "agentnorm.runtime"))){
+validate41.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate41.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate40(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.source === undefined) && (missing0 = "source")){
+validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "source") || (key0 === "method")) || (key0 === "messageType")) || (key0 === "rule")) || (key0 === "payload")) || (key0 === "payloadRef")) || (key0 === "payloadShared"))){
+validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.source !== undefined){
+const _errs2 = errors;
+if(!(validate41(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+const _errs3 = errors;
+if(typeof data.method !== "string"){
+validate40.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageType !== undefined){
+const _errs5 = errors;
+if(typeof data.messageType !== "string"){
+validate40.errors = [{instancePath:instancePath+"/messageType",schemaPath:"#/properties/messageType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.rule !== undefined){
+const _errs7 = errors;
+if(typeof data.rule !== "string"){
+validate40.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payloadRef !== undefined){
+const _errs9 = errors;
+if(!(validate23(data.payloadRef, {instancePath:instancePath+"/payloadRef",parentData:data,parentDataProperty:"payloadRef",rootData}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payloadShared !== undefined){
+let data5 = data.payloadShared;
+const _errs10 = errors;
+if(errors === _errs10){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+for(const key1 in data5){
+const _errs13 = errors;
+if(typeof data5[key1] !== "string"){
+validate40.errors = [{instancePath:instancePath+"/payloadShared/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/payloadShared/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs13 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/payloadShared",schemaPath:"#/properties/payloadShared/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+
+const schema18 = {"type":"string","enum":["session.started","session.configured","session.state.changed","session.exited","thread.started","thread.state.changed","thread.metadata.updated","thread.token-usage.updated","thread.realtime.started","thread.realtime.item-added","thread.realtime.audio.delta","thread.realtime.error","thread.realtime.closed","turn.started","turn.completed","turn.aborted","turn.plan.updated","turn.diff.updated","item.started","item.updated","item.completed","content.delta","request.opened","request.resolved","user-input.requested","user-input.resolved","task.started","task.progress","task.completed","hook.started","hook.progress","hook.completed","tool.progress","tool.summary","auth.status","account.updated","account.rate-limits.updated","mcp.status.updated","mcp.oauth.completed","model.rerouted","config.warning","deprecation.notice","files.persisted","runtime.warning","runtime.error"]};
+
+function validate45(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((((((((((((((((((((((((((((((((((((((((((data === "session.started") || (data === "session.configured")) || (data === "session.state.changed")) || (data === "session.exited")) || (data === "thread.started")) || (data === "thread.state.changed")) || (data === "thread.metadata.updated")) || (data === "thread.token-usage.updated")) || (data === "thread.realtime.started")) || (data === "thread.realtime.item-added")) || (data === "thread.realtime.audio.delta")) || (data === "thread.realtime.error")) || (data === "thread.realtime.closed")) || (data === "turn.started")) || (data === "turn.completed")) || (data === "turn.aborted")) || (data === "turn.plan.updated")) || (data === "turn.diff.updated")) || (data === "item.started")) || (data === "item.updated")) || (data === "item.completed")) || (data === "content.delta")) || (data === "request.opened")) || (data === "request.resolved")) || (data === "user-input.requested")) || (data === "user-input.resolved")) || (data === "task.started")) || (data === "task.progress")) || (data === "task.completed")) || (data === "hook.started")) || (data === "hook.progress")) || (data === "hook.completed")) || (data === "tool.progress")) || (data === "tool.summary")) || (data === "auth.status")) || (data === "account.updated")) || (data === "account.rate-limits.updated")) || (data === "mcp.status.updated")) || (data === "mcp.oauth.completed")) || (data === "model.rerouted")) || (data === "config.warning")) || (data === "deprecation.notice")) || (data === "files.persisted")) || (data === "runtime.warning")) || (data === "runtime.error"))){
+validate45.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema18.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate45.errors = vErrors;
+return errors === 0;
+}
+
+const formats0 = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+
+function validate22(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.eventId === undefined) && (missing0 = "eventId")) || ((data.schemaVersion === undefined) && (missing0 = "schemaVersion"))) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.sessionId === undefined) && (missing0 = "sessionId"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.sequence === undefined) && (missing0 = "sequence"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema7.properties, key0))){
+validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.eventId !== undefined){
+const _errs2 = errors;
+if(!(validate23(data.eventId, {instancePath:instancePath+"/eventId",parentData:data,parentDataProperty:"eventId",rootData}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.schemaVersion !== undefined){
+const _errs3 = errors;
+if(2 !== data.schemaVersion){
+validate22.errors = [{instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/const",keyword:"const",params:{allowedValue: 2},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.provider !== undefined){
+const _errs4 = errors;
+if(!(validate25(data.provider, {instancePath:instancePath+"/provider",parentData:data,parentDataProperty:"provider",rootData}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sessionId !== undefined){
+const _errs5 = errors;
+if(!(validate27(data.sessionId, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.createdAt !== undefined){
+let data4 = data.createdAt;
+const _errs6 = errors;
+if(errors === _errs6){
+if(errors === _errs6){
+if(typeof data4 === "string"){
+if(!(formats0.test(data4))){
+validate22.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sequence !== undefined){
+let data5 = data.sequence;
+const _errs8 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate22.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 1 || isNaN(data5)){
+validate22.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.threadId !== undefined){
+const _errs10 = errors;
+if(!(validate29(data.threadId, {instancePath:instancePath+"/threadId",parentData:data,parentDataProperty:"threadId",rootData}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+const _errs11 = errors;
+if(!(validate31(data.turnId, {instancePath:instancePath+"/turnId",parentData:data,parentDataProperty:"turnId",rootData}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.itemId !== undefined){
+const _errs12 = errors;
+if(!(validate33(data.itemId, {instancePath:instancePath+"/itemId",parentData:data,parentDataProperty:"itemId",rootData}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.requestId !== undefined){
+const _errs13 = errors;
+if(!(validate35(data.requestId, {instancePath:instancePath+"/requestId",parentData:data,parentDataProperty:"requestId",rootData}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.parentId !== undefined){
+const _errs14 = errors;
+if(!(validate33(data.parentId, {instancePath:instancePath+"/parentId",parentData:data,parentDataProperty:"parentId",rootData}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerRefs !== undefined){
+const _errs15 = errors;
+if(!(validate38(data.providerRefs, {instancePath:instancePath+"/providerRefs",parentData:data,parentDataProperty:"providerRefs",rootData}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.raw !== undefined){
+const _errs16 = errors;
+if(!(validate40(data.raw, {instancePath:instancePath+"/raw",parentData:data,parentDataProperty:"raw",rootData}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+const _errs17 = errors;
+if(!(validate45(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+
+const schema19 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.started"},"payload":{"$ref":"#/definitions/SessionStartedPayload"}}};
+const schema20 = {"title":"SessionStartedPayload","type":"object","additionalProperties":false,"properties":{"message":{"type":"string"},"resume":{}}};
+
+function validate50(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "message") || (key0 === "resume"))){
+validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+validate50.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate50.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate49(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate49.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("session.started" !== data.type){
+validate49.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.started"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate50(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate49.errors = vErrors;
+return errors === 0;
+}
+
+const schema21 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.configured"},"payload":{"$ref":"#/definitions/SessionConfiguredPayload"}}};
+const schema22 = {"title":"SessionConfiguredPayload","type":"object","additionalProperties":false,"required":["config"],"properties":{"config":{"type":"object","description":"The provider's configuration object, as it sent it."},"mode":{"type":"string","description":"The session's current mode (permission/collaboration mode), when the provider states it."},"model":{"type":"string","description":"The session's current model, when the provider states it."}}};
+
+function validate53(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.config === undefined) && (missing0 = "config")){
+validate53.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "config") || (key0 === "mode")) || (key0 === "model"))){
+validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.config !== undefined){
+let data0 = data.config;
+const _errs2 = errors;
+if(!(data0 && typeof data0 == "object" && !Array.isArray(data0))){
+validate53.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mode !== undefined){
+const _errs4 = errors;
+if(typeof data.mode !== "string"){
+validate53.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+const _errs6 = errors;
+if(typeof data.model !== "string"){
+validate53.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate52(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("session.configured" !== data.type){
+validate52.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.configured"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate53(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+
+const schema23 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.state.changed"},"payload":{"$ref":"#/definitions/SessionStateChangedPayload"}}};
+const schema24 = {"title":"SessionStateChangedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/SessionState"},"reason":{"type":"string"},"detail":{"type":"string"}}};
+const schema25 = {"type":"string","enum":["starting","ready","running","waiting","stopped","error"]};
+
+function validate57(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((data === "starting") || (data === "ready")) || (data === "running")) || (data === "waiting")) || (data === "stopped")) || (data === "error"))){
+validate57.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema25.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate57.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate56(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.state === undefined) && (missing0 = "state")){
+validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "state") || (key0 === "reason")) || (key0 === "detail"))){
+validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.state !== undefined){
+const _errs2 = errors;
+if(!(validate57(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+const _errs3 = errors;
+if(typeof data.reason !== "string"){
+validate56.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs5 = errors;
+if(typeof data.detail !== "string"){
+validate56.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate56.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate55(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("session.state.changed" !== data.type){
+validate55.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.state.changed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate56(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate55.errors = vErrors;
+return errors === 0;
+}
+
+const schema26 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"session.exited"},"payload":{"$ref":"#/definitions/SessionExitedPayload"}}};
+const schema27 = {"title":"SessionExitedPayload","type":"object","additionalProperties":false,"properties":{"reason":{"type":"string"},"recoverable":{"type":"boolean"},"exitKind":{"enum":["graceful","error"]}}};
+
+function validate61(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "reason") || (key0 === "recoverable")) || (key0 === "exitKind"))){
+validate61.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.reason !== undefined){
+const _errs2 = errors;
+if(typeof data.reason !== "string"){
+validate61.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.recoverable !== undefined){
+const _errs4 = errors;
+if(typeof data.recoverable !== "boolean"){
+validate61.errors = [{instancePath:instancePath+"/recoverable",schemaPath:"#/properties/recoverable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.exitKind !== undefined){
+let data2 = data.exitKind;
+const _errs6 = errors;
+if(!((data2 === "graceful") || (data2 === "error"))){
+validate61.errors = [{instancePath:instancePath+"/exitKind",schemaPath:"#/properties/exitKind/enum",keyword:"enum",params:{allowedValues: schema27.properties.exitKind.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate61.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate60(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("session.exited" !== data.type){
+validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.exited"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate61(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate60.errors = vErrors;
+return errors === 0;
+}
+
+const schema28 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.started"},"payload":{"$ref":"#/definitions/ThreadStartedPayload"}}};
+const schema29 = {"title":"ThreadStartedPayload","type":"object","additionalProperties":false,"properties":{"providerThreadId":{"type":"string"}}};
+
+function validate64(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "providerThreadId")){
+validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.providerThreadId !== undefined){
+if(typeof data.providerThreadId !== "string"){
+validate64.errors = [{instancePath:instancePath+"/providerThreadId",schemaPath:"#/properties/providerThreadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate64.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate63(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("thread.started" !== data.type){
+validate63.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.started"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate64(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate63.errors = vErrors;
+return errors === 0;
+}
+
+const schema30 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.state.changed"},"payload":{"$ref":"#/definitions/ThreadStateChangedPayload"}}};
+const schema31 = {"title":"ThreadStateChangedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/ThreadState"},"detail":{}}};
+const schema32 = {"type":"string","enum":["active","idle","archived","closed","compacted","error"]};
+
+function validate68(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((data === "active") || (data === "idle")) || (data === "archived")) || (data === "closed")) || (data === "compacted")) || (data === "error"))){
+validate68.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate68.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate67(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.state === undefined) && (missing0 = "state")){
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "state") || (key0 === "detail"))){
+validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.state !== undefined){
+if(!(validate68(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+}
+}
+}
+}
+else {
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate67.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate66(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("thread.state.changed" !== data.type){
+validate66.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.state.changed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate67(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate66.errors = vErrors;
+return errors === 0;
+}
+
+const schema33 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.metadata.updated"},"payload":{"$ref":"#/definitions/ThreadMetadataUpdatedPayload"}}};
+const schema34 = {"title":"ThreadMetadataUpdatedPayload","type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"metadata":{"type":"object"}}};
+
+function validate72(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "name") || (key0 === "metadata"))){
+validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+const _errs2 = errors;
+if(typeof data.name !== "string"){
+validate72.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data1 = data.metadata;
+const _errs4 = errors;
+if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+validate72.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate71(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("thread.metadata.updated" !== data.type){
+validate71.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.metadata.updated"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate72(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+
+const schema35 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.token-usage.updated"},"payload":{"$ref":"#/definitions/ThreadTokenUsageUpdatedPayload"}}};
+const schema36 = {"title":"ThreadTokenUsageUpdatedPayload","type":"object","additionalProperties":false,"required":["usage"],"properties":{"usage":{},"tokenUsage":{"$ref":"#/definitions/TokenUsage"},"context":{"$ref":"#/definitions/ContextUsage"}}};
+const schema37 = {"title":"TokenUsage","type":"object","additionalProperties":false,"required":["inputTokens","outputTokens"],"properties":{"inputTokens":{"type":"integer","description":"Input tokens as the provider counts them (Claude: without cache reads and writes)."},"outputTokens":{"type":"integer","description":"Output tokens (reasoning included where the provider includes it)."},"cachedInputTokens":{"type":"integer","description":"Input tokens read from the prompt cache."},"cacheWriteTokens":{"type":"integer","description":"Input tokens written to the prompt cache."},"reasoningTokens":{"type":"integer","description":"Reasoning (thinking) tokens, where the provider reports them apart."},"totalTokens":{"type":"integer","description":"The provider's total, where it reports one."},"contextWindow":{"type":"integer","description":"The model's context window, where the provider reports it with the counts."}}};
+
+function validate76(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.inputTokens === undefined) && (missing0 = "inputTokens")) || ((data.outputTokens === undefined) && (missing0 = "outputTokens"))){
+validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "inputTokens") || (key0 === "outputTokens")) || (key0 === "cachedInputTokens")) || (key0 === "cacheWriteTokens")) || (key0 === "reasoningTokens")) || (key0 === "totalTokens")) || (key0 === "contextWindow"))){
+validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.inputTokens !== undefined){
+let data0 = data.inputTokens;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate76.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.outputTokens !== undefined){
+let data1 = data.outputTokens;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate76.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cachedInputTokens !== undefined){
+let data2 = data.cachedInputTokens;
+const _errs6 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate76.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cacheWriteTokens !== undefined){
+let data3 = data.cacheWriteTokens;
+const _errs8 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate76.errors = [{instancePath:instancePath+"/cacheWriteTokens",schemaPath:"#/properties/cacheWriteTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reasoningTokens !== undefined){
+let data4 = data.reasoningTokens;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate76.errors = [{instancePath:instancePath+"/reasoningTokens",schemaPath:"#/properties/reasoningTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.totalTokens !== undefined){
+let data5 = data.totalTokens;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate76.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.contextWindow !== undefined){
+let data6 = data.contextWindow;
+const _errs14 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate76.errors = [{instancePath:instancePath+"/contextWindow",schemaPath:"#/properties/contextWindow/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+
+const schema38 = {"title":"ContextUsage","type":"object","additionalProperties":false,"required":["usedTokens"],"properties":{"usedTokens":{"type":"integer","minimum":0,"description":"Tokens in the context window now."},"windowTokens":{"type":"integer","minimum":0,"description":"The context window's size in tokens, where the provider reports it."}}};
+
+function validate78(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.usedTokens === undefined) && (missing0 = "usedTokens")){
+validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "usedTokens") || (key0 === "windowTokens"))){
+validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.usedTokens !== undefined){
+let data0 = data.usedTokens;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate78.errors = [{instancePath:instancePath+"/usedTokens",schemaPath:"#/properties/usedTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+validate78.errors = [{instancePath:instancePath+"/usedTokens",schemaPath:"#/properties/usedTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.windowTokens !== undefined){
+let data1 = data.windowTokens;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate78.errors = [{instancePath:instancePath+"/windowTokens",schemaPath:"#/properties/windowTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate78.errors = [{instancePath:instancePath+"/windowTokens",schemaPath:"#/properties/windowTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate75(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.usage === undefined) && (missing0 = "usage")){
+validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "usage") || (key0 === "tokenUsage")) || (key0 === "context"))){
+validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tokenUsage !== undefined){
+const _errs2 = errors;
+if(!(validate76(data.tokenUsage, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.context !== undefined){
+const _errs3 = errors;
+if(!(validate78(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate75.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate74(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("thread.token-usage.updated" !== data.type){
+validate74.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.token-usage.updated"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate75(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+
+const schema39 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.started"},"payload":{"$ref":"#/definitions/ThreadRealtimeStartedPayload"}}};
+const schema40 = {"title":"ThreadRealtimeStartedPayload","type":"object","additionalProperties":false,"properties":{"realtimeSessionId":{"type":"string"}}};
+
+function validate82(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "realtimeSessionId")){
+validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.realtimeSessionId !== undefined){
+if(typeof data.realtimeSessionId !== "string"){
+validate82.errors = [{instancePath:instancePath+"/realtimeSessionId",schemaPath:"#/properties/realtimeSessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate82.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate81(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("thread.realtime.started" !== data.type){
+validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.realtime.started"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate82(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate81.errors = vErrors;
+return errors === 0;
+}
+
+const schema41 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.item-added"},"payload":{"$ref":"#/definitions/ThreadRealtimeItemAddedPayload"}}};
+const schema42 = {"title":"ThreadRealtimeItemAddedPayload","type":"object","additionalProperties":false,"required":["item"],"properties":{"item":{}}};
+
+function validate85(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.item === undefined) && (missing0 = "item")){
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+for(const key0 in data){
+if(!(key0 === "item")){
+validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+}
+}
+else {
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate85.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate84(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("thread.realtime.item-added" !== data.type){
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.realtime.item-added"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate85(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+
+const schema43 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.audio.delta"},"payload":{"$ref":"#/definitions/ThreadRealtimeAudioDeltaPayload"}}};
+const schema44 = {"title":"ThreadRealtimeAudioDeltaPayload","type":"object","additionalProperties":false,"required":["audio"],"properties":{"audio":{}}};
+
+function validate88(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.audio === undefined) && (missing0 = "audio")){
+validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+for(const key0 in data){
+if(!(key0 === "audio")){
+validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+}
+}
+else {
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate88.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate87(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("thread.realtime.audio.delta" !== data.type){
+validate87.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.realtime.audio.delta"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate88(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate87.errors = vErrors;
+return errors === 0;
+}
+
+const schema45 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.error"},"payload":{"$ref":"#/definitions/ThreadRealtimeErrorPayload"}}};
+const schema46 = {"title":"ThreadRealtimeErrorPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}}};
+
+function validate91(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.message === undefined) && (missing0 = "message")){
+validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "message")){
+validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+validate91.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate91.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate90(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("thread.realtime.error" !== data.type){
+validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.realtime.error"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate91(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate90.errors = vErrors;
+return errors === 0;
+}
+
+const schema47 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"thread.realtime.closed"},"payload":{"$ref":"#/definitions/ThreadRealtimeClosedPayload"}}};
+const schema48 = {"title":"ThreadRealtimeClosedPayload","type":"object","additionalProperties":false,"properties":{"reason":{"type":"string"}}};
+
+function validate94(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "reason")){
+validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+validate94.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate94.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate93(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("thread.realtime.closed" !== data.type){
+validate93.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "thread.realtime.closed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate94(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate93.errors = vErrors;
+return errors === 0;
+}
+
+const schema49 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.started"},"payload":{"$ref":"#/definitions/TurnStartedPayload"}}};
+const schema50 = {"title":"TurnStartedPayload","type":"object","additionalProperties":false,"properties":{"model":{"type":"string"},"effort":{"type":"string"}}};
+
+function validate97(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "model") || (key0 === "effort"))){
+validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.model !== undefined){
+const _errs2 = errors;
+if(typeof data.model !== "string"){
+validate97.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.effort !== undefined){
+const _errs4 = errors;
+if(typeof data.effort !== "string"){
+validate97.errors = [{instancePath:instancePath+"/effort",schemaPath:"#/properties/effort/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate97.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate96(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("turn.started" !== data.type){
+validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.started"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate97(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate96.errors = vErrors;
+return errors === 0;
+}
+
+const schema51 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.completed"},"payload":{"$ref":"#/definitions/TurnCompletedPayload"}}};
+const schema52 = {"title":"TurnCompletedPayload","type":"object","additionalProperties":false,"required":["state"],"properties":{"state":{"$ref":"#/definitions/TurnState"},"stopReason":{"type":["string","null"]},"usage":{},"tokenUsage":{"$ref":"#/definitions/TokenUsage"},"modelUsage":{"type":"object"},"totalCostUsd":{"type":"number"},"errorMessage":{"type":"string"}}};
+const schema53 = {"type":"string","enum":["completed","failed","interrupted","cancelled"]};
+
+function validate101(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data === "completed") || (data === "failed")) || (data === "interrupted")) || (data === "cancelled"))){
+validate101.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate101.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate100(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.state === undefined) && (missing0 = "state")){
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "state") || (key0 === "stopReason")) || (key0 === "usage")) || (key0 === "tokenUsage")) || (key0 === "modelUsage")) || (key0 === "totalCostUsd")) || (key0 === "errorMessage"))){
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.state !== undefined){
+const _errs2 = errors;
+if(!(validate101(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs3 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate100.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: schema52.properties.stopReason.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tokenUsage !== undefined){
+const _errs5 = errors;
+if(!(validate76(data.tokenUsage, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.modelUsage !== undefined){
+let data3 = data.modelUsage;
+const _errs6 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate100.errors = [{instancePath:instancePath+"/modelUsage",schemaPath:"#/properties/modelUsage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.totalCostUsd !== undefined){
+let data4 = data.totalCostUsd;
+const _errs8 = errors;
+if(!((typeof data4 == "number") && (isFinite(data4)))){
+validate100.errors = [{instancePath:instancePath+"/totalCostUsd",schemaPath:"#/properties/totalCostUsd/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.errorMessage !== undefined){
+const _errs10 = errors;
+if(typeof data.errorMessage !== "string"){
+validate100.errors = [{instancePath:instancePath+"/errorMessage",schemaPath:"#/properties/errorMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate99(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("turn.completed" !== data.type){
+validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.completed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate100(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate99.errors = vErrors;
+return errors === 0;
+}
+
+const schema54 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.aborted"},"payload":{"$ref":"#/definitions/TurnAbortedPayload"}}};
+const schema55 = {"title":"TurnAbortedPayload","type":"object","additionalProperties":false,"required":["reason"],"properties":{"reason":{"type":"string"}}};
+
+function validate106(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.reason === undefined) && (missing0 = "reason")){
+validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "reason")){
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+validate106.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate106.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate105(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("turn.aborted" !== data.type){
+validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.aborted"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate106(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate105.errors = vErrors;
+return errors === 0;
+}
+
+const schema56 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.plan.updated"},"payload":{"$ref":"#/definitions/TurnPlanUpdatedPayload"}}};
+const schema57 = {"title":"TurnPlanUpdatedPayload","type":"object","additionalProperties":false,"required":["plan"],"properties":{"explanation":{"type":["string","null"]},"plan":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","status"],"properties":{"step":{"type":"string"},"status":{"$ref":"#/definitions/PlanStepStatus"}}}}}};
+const schema58 = {"type":"string","enum":["pending","inProgress","completed"]};
+
+function validate110(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "pending") || (data === "inProgress")) || (data === "completed"))){
+validate110.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate110.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate109(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.plan === undefined) && (missing0 = "plan")){
+validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "explanation") || (key0 === "plan"))){
+validate109.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.explanation !== undefined){
+let data0 = data.explanation;
+const _errs2 = errors;
+if((typeof data0 !== "string") && (data0 !== null)){
+validate109.errors = [{instancePath:instancePath+"/explanation",schemaPath:"#/properties/explanation/type",keyword:"type",params:{type: schema57.properties.explanation.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.plan !== undefined){
+let data1 = data.plan;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.step === undefined) && (missing1 = "step")) || ((data2.status === undefined) && (missing1 = "status"))){
+validate109.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data2){
+if(!((key1 === "step") || (key1 === "status"))){
+validate109.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.step !== undefined){
+const _errs9 = errors;
+if(typeof data2.step !== "string"){
+validate109.errors = [{instancePath:instancePath+"/plan/" + i0+"/step",schemaPath:"#/properties/plan/items/properties/step/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.status !== undefined){
+const _errs11 = errors;
+if(!(validate110(data2.status, {instancePath:instancePath+"/plan/" + i0+"/status",parentData:data2,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+else {
+validate109.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate109.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate109.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate108(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("turn.plan.updated" !== data.type){
+validate108.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.plan.updated"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate109(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate108.errors = vErrors;
+return errors === 0;
+}
+
+const schema59 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"turn.diff.updated"},"payload":{"$ref":"#/definitions/TurnDiffUpdatedPayload"}}};
+const schema60 = {"title":"TurnDiffUpdatedPayload","type":"object","additionalProperties":false,"required":["unifiedDiff"],"properties":{"unifiedDiff":{"type":"string"}}};
+
+function validate114(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.unifiedDiff === undefined) && (missing0 = "unifiedDiff")){
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "unifiedDiff")){
+validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.unifiedDiff !== undefined){
+if(typeof data.unifiedDiff !== "string"){
+validate114.errors = [{instancePath:instancePath+"/unifiedDiff",schemaPath:"#/properties/unifiedDiff/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate114.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate113(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("turn.diff.updated" !== data.type){
+validate113.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.diff.updated"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate114(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate113.errors = vErrors;
+return errors === 0;
+}
+
+const schema61 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.started"},"payload":{"$ref":"#/definitions/ItemStartedPayload"}}};
+const schema62 = {"title":"ItemLifecyclePayload","description":"A union discriminated on \"itemType\": one branch per group of itemType values.","type":"object","required":["itemType"],"properties":{"itemType":{"$ref":"#/definitions/CanonicalItemType"}},"discriminator":{"propertyName":"itemType"},"oneOf":[{"$ref":"#/definitions/UserMessageItemPayload"},{"$ref":"#/definitions/TextItemPayload"},{"$ref":"#/definitions/PlanItemPayload"},{"$ref":"#/definitions/CommandExecutionItemPayload"},{"$ref":"#/definitions/FileChangeItemPayload"},{"$ref":"#/definitions/ToolCallItemPayload"},{"$ref":"#/definitions/WebSearchItemPayload"},{"$ref":"#/definitions/ImageViewItemPayload"},{"$ref":"#/definitions/UnknownItemPayload"}]};
+const schema63 = {"type":"string","enum":["user_message","assistant_message","reasoning","plan","command_execution","file_change","mcp_tool_call","dynamic_tool_call","collab_agent_tool_call","web_search","image_view","review_entered","review_exited","context_compaction","error","unknown"]};
+
+function validate118(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((((data === "user_message") || (data === "assistant_message")) || (data === "reasoning")) || (data === "plan")) || (data === "command_execution")) || (data === "file_change")) || (data === "mcp_tool_call")) || (data === "dynamic_tool_call")) || (data === "collab_agent_tool_call")) || (data === "web_search")) || (data === "image_view")) || (data === "review_entered")) || (data === "review_exited")) || (data === "context_compaction")) || (data === "error")) || (data === "unknown"))){
+validate118.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate118.errors = vErrors;
+return errors === 0;
+}
+
+const schema64 = {"title":"UserMessageItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"user_message"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string","description":"The message text."},"input":{"type":"array","description":"Non-text parts of the prompt (resource links, images), as the provider sent them."}}};
+const schema65 = {"type":"string","enum":["inProgress","completed","failed","declined","superseded"]};
+
+function validate121(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((data === "inProgress") || (data === "completed")) || (data === "failed")) || (data === "declined")) || (data === "superseded"))){
+validate121.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema65.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate121.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate120(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((((key0 === "itemType") || (key0 === "status")) || (key0 === "title")) || (key0 === "detail")) || (key0 === "background")) || (key0 === "data")) || (key0 === "text")) || (key0 === "input"))){
+validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if("user_message" !== data.itemType){
+validate120.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "user_message"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs3 = errors;
+if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate120.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs6 = errors;
+if(typeof data.detail !== "string"){
+validate120.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+const _errs8 = errors;
+if(typeof data.background !== "boolean"){
+validate120.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.text !== undefined){
+const _errs10 = errors;
+if(typeof data.text !== "string"){
+validate120.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input !== undefined){
+const _errs12 = errors;
+if(!(Array.isArray(data.input))){
+validate120.errors = [{instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate120.errors = vErrors;
+return errors === 0;
+}
+
+const schema66 = {"title":"TextItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"enum":["assistant_message","reasoning","review_entered","review_exited","context_compaction","error"]},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string","description":"The item's whole text, when the provider carries it whole (deltas stream it otherwise)."}}};
+
+function validate123(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "itemType") || (key0 === "status")) || (key0 === "title")) || (key0 === "detail")) || (key0 === "background")) || (key0 === "data")) || (key0 === "text"))){
+validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.itemType !== undefined){
+let data0 = data.itemType;
+const _errs2 = errors;
+if(!((((((data0 === "assistant_message") || (data0 === "reasoning")) || (data0 === "review_entered")) || (data0 === "review_exited")) || (data0 === "context_compaction")) || (data0 === "error"))){
+validate123.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/enum",keyword:"enum",params:{allowedValues: schema66.properties.itemType.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs3 = errors;
+if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate123.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs6 = errors;
+if(typeof data.detail !== "string"){
+validate123.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+const _errs8 = errors;
+if(typeof data.background !== "boolean"){
+validate123.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.text !== undefined){
+const _errs10 = errors;
+if(typeof data.text !== "string"){
+validate123.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate123.errors = vErrors;
+return errors === 0;
+}
+
+const schema67 = {"title":"PlanItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"plan"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string"},"toolName":{"type":"string","description":"The tool that wrote the plan, when it came from a tool call (a todo list)."},"input":{},"output":{},"error":{"type":"string"}}};
+
+function validate125(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema67.properties, key0))){
+validate125.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if("plan" !== data.itemType){
+validate125.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs3 = errors;
+if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate125.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs6 = errors;
+if(typeof data.detail !== "string"){
+validate125.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+const _errs8 = errors;
+if(typeof data.background !== "boolean"){
+validate125.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.text !== undefined){
+const _errs10 = errors;
+if(typeof data.text !== "string"){
+validate125.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolName !== undefined){
+const _errs12 = errors;
+if(typeof data.toolName !== "string"){
+validate125.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs14 = errors;
+if(typeof data.error !== "string"){
+validate125.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate125.errors = vErrors;
+return errors === 0;
+}
+
+const schema68 = {"title":"CommandExecutionItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"command_execution"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"command":{"type":"string"},"cwd":{"type":"string"},"exitCode":{"type":"integer"},"output":{"type":"string","description":"The command's whole output (stdout and stderr as the provider merged them)."},"terminalId":{"type":"string","description":"A terminal the client owns that shows the command's output (ACP)."},"durationMs":{"type":"number"},"toolName":{"type":"string","description":"The tool that ran the command, when the provider names one (e.g. Bash)."},"input":{},"error":{"type":"string"}}};
+
+function validate127(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema68.properties, key0))){
+validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if("command_execution" !== data.itemType){
+validate127.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "command_execution"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs3 = errors;
+if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate127.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs6 = errors;
+if(typeof data.detail !== "string"){
+validate127.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+const _errs8 = errors;
+if(typeof data.background !== "boolean"){
+validate127.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.command !== undefined){
+const _errs10 = errors;
+if(typeof data.command !== "string"){
+validate127.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs12 = errors;
+if(typeof data.cwd !== "string"){
+validate127.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.exitCode !== undefined){
+let data7 = data.exitCode;
+const _errs14 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate127.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output !== undefined){
+const _errs16 = errors;
+if(typeof data.output !== "string"){
+validate127.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.terminalId !== undefined){
+const _errs18 = errors;
+if(typeof data.terminalId !== "string"){
+validate127.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.durationMs !== undefined){
+let data10 = data.durationMs;
+const _errs20 = errors;
+if(!((typeof data10 == "number") && (isFinite(data10)))){
+validate127.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolName !== undefined){
+const _errs22 = errors;
+if(typeof data.toolName !== "string"){
+validate127.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs24 = errors;
+if(typeof data.error !== "string"){
+validate127.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate127.errors = vErrors;
+return errors === 0;
+}
+
+const schema69 = {"title":"FileChangeItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"file_change"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"files":{"type":"array","items":{"$ref":"#/definitions/FileChange"}},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}};
+const schema70 = {"title":"FileChange","type":"object","additionalProperties":false,"required":["path","change"],"properties":{"path":{"type":"string"},"change":{"enum":["add","update","delete","move"]},"movePath":{"type":"string","description":"change move: the new path."},"diff":{"type":"string","description":"A unified diff of the change."}}};
+
+function validate131(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.path === undefined) && (missing0 = "path")) || ((data.change === undefined) && (missing0 = "change"))){
+validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "path") || (key0 === "change")) || (key0 === "movePath")) || (key0 === "diff"))){
+validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.path !== undefined){
+const _errs2 = errors;
+if(typeof data.path !== "string"){
+validate131.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.change !== undefined){
+let data1 = data.change;
+const _errs4 = errors;
+if(!((((data1 === "add") || (data1 === "update")) || (data1 === "delete")) || (data1 === "move"))){
+validate131.errors = [{instancePath:instancePath+"/change",schemaPath:"#/properties/change/enum",keyword:"enum",params:{allowedValues: schema70.properties.change.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.movePath !== undefined){
+const _errs5 = errors;
+if(typeof data.movePath !== "string"){
+validate131.errors = [{instancePath:instancePath+"/movePath",schemaPath:"#/properties/movePath/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.diff !== undefined){
+const _errs7 = errors;
+if(typeof data.diff !== "string"){
+validate131.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate131.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate129(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema69.properties, key0))){
+validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if("file_change" !== data.itemType){
+validate129.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "file_change"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs3 = errors;
+if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate129.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs6 = errors;
+if(typeof data.detail !== "string"){
+validate129.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+const _errs8 = errors;
+if(typeof data.background !== "boolean"){
+validate129.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.files !== undefined){
+let data5 = data.files;
+const _errs10 = errors;
+if(errors === _errs10){
+if(Array.isArray(data5)){
+var valid1 = true;
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+const _errs12 = errors;
+if(!(validate131(data5[i0], {instancePath:instancePath+"/files/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate129.errors = [{instancePath:instancePath+"/files",schemaPath:"#/properties/files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolName !== undefined){
+const _errs13 = errors;
+if(typeof data.toolName !== "string"){
+validate129.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs15 = errors;
+if(typeof data.error !== "string"){
+validate129.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.durationMs !== undefined){
+let data9 = data.durationMs;
+const _errs17 = errors;
+if(!((typeof data9 == "number") && (isFinite(data9)))){
+validate129.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.terminalId !== undefined){
+const _errs19 = errors;
+if(typeof data.terminalId !== "string"){
+validate129.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate129.errors = vErrors;
+return errors === 0;
+}
+
+const schema71 = {"title":"ToolCallItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"enum":["mcp_tool_call","dynamic_tool_call","collab_agent_tool_call"]},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"toolName":{"type":"string","description":"The canonical tool name (the provider's own for tools agentnorm does not know)."},"server":{"type":"string","description":"mcp_tool_call: the MCP server."},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}};
+
+function validate133(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema71.properties, key0))){
+validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.itemType !== undefined){
+let data0 = data.itemType;
+const _errs2 = errors;
+if(!(((data0 === "mcp_tool_call") || (data0 === "dynamic_tool_call")) || (data0 === "collab_agent_tool_call"))){
+validate133.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/enum",keyword:"enum",params:{allowedValues: schema71.properties.itemType.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs3 = errors;
+if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate133.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs6 = errors;
+if(typeof data.detail !== "string"){
+validate133.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+const _errs8 = errors;
+if(typeof data.background !== "boolean"){
+validate133.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolName !== undefined){
+const _errs10 = errors;
+if(typeof data.toolName !== "string"){
+validate133.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.server !== undefined){
+const _errs12 = errors;
+if(typeof data.server !== "string"){
+validate133.errors = [{instancePath:instancePath+"/server",schemaPath:"#/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs14 = errors;
+if(typeof data.error !== "string"){
+validate133.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.durationMs !== undefined){
+let data8 = data.durationMs;
+const _errs16 = errors;
+if(!((typeof data8 == "number") && (isFinite(data8)))){
+validate133.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.terminalId !== undefined){
+const _errs18 = errors;
+if(typeof data.terminalId !== "string"){
+validate133.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate133.errors = vErrors;
+return errors === 0;
+}
+
+const schema72 = {"title":"WebSearchItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"web_search"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"query":{"type":"string","description":"The search query, or the URL fetched."},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}};
+
+function validate135(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema72.properties, key0))){
+validate135.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if("web_search" !== data.itemType){
+validate135.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "web_search"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs3 = errors;
+if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate135.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs6 = errors;
+if(typeof data.detail !== "string"){
+validate135.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+const _errs8 = errors;
+if(typeof data.background !== "boolean"){
+validate135.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.query !== undefined){
+const _errs10 = errors;
+if(typeof data.query !== "string"){
+validate135.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolName !== undefined){
+const _errs12 = errors;
+if(typeof data.toolName !== "string"){
+validate135.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs14 = errors;
+if(typeof data.error !== "string"){
+validate135.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.durationMs !== undefined){
+let data8 = data.durationMs;
+const _errs16 = errors;
+if(!((typeof data8 == "number") && (isFinite(data8)))){
+validate135.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.terminalId !== undefined){
+const _errs18 = errors;
+if(typeof data.terminalId !== "string"){
+validate135.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate135.errors = vErrors;
+return errors === 0;
+}
+
+const schema73 = {"title":"ImageViewItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"image_view"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"path":{"type":"string"},"url":{"type":"string"},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}};
+
+function validate137(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate137.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema73.properties, key0))){
+validate137.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if("image_view" !== data.itemType){
+validate137.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "image_view"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs3 = errors;
+if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate137.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs6 = errors;
+if(typeof data.detail !== "string"){
+validate137.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+const _errs8 = errors;
+if(typeof data.background !== "boolean"){
+validate137.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+const _errs10 = errors;
+if(typeof data.path !== "string"){
+validate137.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.url !== undefined){
+const _errs12 = errors;
+if(typeof data.url !== "string"){
+validate137.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolName !== undefined){
+const _errs14 = errors;
+if(typeof data.toolName !== "string"){
+validate137.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs16 = errors;
+if(typeof data.error !== "string"){
+validate137.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.durationMs !== undefined){
+let data9 = data.durationMs;
+const _errs18 = errors;
+if(!((typeof data9 == "number") && (isFinite(data9)))){
+validate137.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.terminalId !== undefined){
+const _errs20 = errors;
+if(typeof data.terminalId !== "string"){
+validate137.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate137.errors = vErrors;
+return errors === 0;
+}
+
+const schema74 = {"title":"UnknownItemPayload","type":"object","additionalProperties":false,"required":["itemType"],"properties":{"itemType":{"const":"unknown"},"status":{"$ref":"#/definitions/ItemStatus"},"title":{"type":"string"},"detail":{"type":"string"},"background":{"type":"boolean","description":"The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn."},"data":{},"text":{"type":"string"},"toolName":{"type":"string"},"input":{},"output":{},"error":{"type":"string"},"durationMs":{"type":"number"},"terminalId":{"type":"string"}}};
+
+function validate139(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema74.properties, key0))){
+validate139.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if("unknown" !== data.itemType){
+validate139.errors = [{instancePath:instancePath+"/itemType",schemaPath:"#/properties/itemType/const",keyword:"const",params:{allowedValue: "unknown"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs3 = errors;
+if(!(validate121(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate139.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs6 = errors;
+if(typeof data.detail !== "string"){
+validate139.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+const _errs8 = errors;
+if(typeof data.background !== "boolean"){
+validate139.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.text !== undefined){
+const _errs10 = errors;
+if(typeof data.text !== "string"){
+validate139.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolName !== undefined){
+const _errs12 = errors;
+if(typeof data.toolName !== "string"){
+validate139.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs14 = errors;
+if(typeof data.error !== "string"){
+validate139.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.durationMs !== undefined){
+let data8 = data.durationMs;
+const _errs16 = errors;
+if(!((typeof data8 == "number") && (isFinite(data8)))){
+validate139.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.terminalId !== undefined){
+const _errs18 = errors;
+if(typeof data.terminalId !== "string"){
+validate139.errors = [{instancePath:instancePath+"/terminalId",schemaPath:"#/properties/terminalId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate139.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate117(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+const tag0 = data.itemType;
+if(typeof tag0 == "string"){
+if(tag0 === "user_message"){
+if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "assistant_message"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "reasoning"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_entered"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_exited"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "context_compaction"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "error"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "plan"){
+if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "command_execution"){
+if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "file_change"){
+if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "mcp_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "dynamic_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "collab_agent_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "web_search"){
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "image_view"){
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "unknown"){
+if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+errors = vErrors.length;
+}
+}
+else {
+validate117.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];
+return false;
+}
+}
+else {
+validate117.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate117.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate116(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("item.started" !== data.type){
+validate116.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "item.started"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate117(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate116.errors = vErrors;
+return errors === 0;
+}
+
+const schema75 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.updated"},"payload":{"$ref":"#/definitions/ItemUpdatedPayload"}}};
+
+function validate159(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+const tag0 = data.itemType;
+if(typeof tag0 == "string"){
+if(tag0 === "user_message"){
+if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "assistant_message"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "reasoning"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_entered"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_exited"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "context_compaction"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "error"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "plan"){
+if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "command_execution"){
+if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "file_change"){
+if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "mcp_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "dynamic_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "collab_agent_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "web_search"){
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "image_view"){
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "unknown"){
+if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+errors = vErrors.length;
+}
+}
+else {
+validate159.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];
+return false;
+}
+}
+else {
+validate159.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate159.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate158(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate158.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("item.updated" !== data.type){
+validate158.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "item.updated"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate159(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate158.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate158.errors = vErrors;
+return errors === 0;
+}
+
+const schema77 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"item.completed"},"payload":{"$ref":"#/definitions/ItemCompletedPayload"}}};
+
+function validate179(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate179.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+const tag0 = data.itemType;
+if(typeof tag0 == "string"){
+if(tag0 === "user_message"){
+if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "assistant_message"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "reasoning"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_entered"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_exited"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "context_compaction"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "error"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "plan"){
+if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "command_execution"){
+if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "file_change"){
+if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "mcp_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "dynamic_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "collab_agent_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "web_search"){
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "image_view"){
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "unknown"){
+if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+errors = vErrors.length;
+}
+}
+else {
+validate179.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];
+return false;
+}
+}
+else {
+validate179.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate179.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate178(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate178.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("item.completed" !== data.type){
+validate178.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "item.completed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate179(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate178.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate178.errors = vErrors;
+return errors === 0;
+}
+
+const schema79 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"content.delta"},"payload":{"$ref":"#/definitions/ContentDeltaPayload"}}};
+const schema80 = {"title":"ContentDeltaPayload","type":"object","additionalProperties":false,"required":["streamKind","delta"],"properties":{"streamKind":{"$ref":"#/definitions/ContentStreamKind"},"delta":{"type":"string"},"contentIndex":{"type":"integer"},"summaryIndex":{"type":"integer"}}};
+const schema81 = {"type":"string","enum":["assistant_text","reasoning_text","reasoning_summary_text","plan_text","command_output","file_change_output","unknown"]};
+
+function validate200(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate200.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((((data === "assistant_text") || (data === "reasoning_text")) || (data === "reasoning_summary_text")) || (data === "plan_text")) || (data === "command_output")) || (data === "file_change_output")) || (data === "unknown"))){
+validate200.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate200.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate199(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.streamKind === undefined) && (missing0 = "streamKind")) || ((data.delta === undefined) && (missing0 = "delta"))){
+validate199.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "streamKind") || (key0 === "delta")) || (key0 === "contentIndex")) || (key0 === "summaryIndex"))){
+validate199.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.streamKind !== undefined){
+const _errs2 = errors;
+if(!(validate200(data.streamKind, {instancePath:instancePath+"/streamKind",parentData:data,parentDataProperty:"streamKind",rootData}))){
+vErrors = vErrors === null ? validate200.errors : vErrors.concat(validate200.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.delta !== undefined){
+const _errs3 = errors;
+if(typeof data.delta !== "string"){
+validate199.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.contentIndex !== undefined){
+let data2 = data.contentIndex;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate199.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.summaryIndex !== undefined){
+let data3 = data.summaryIndex;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate199.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate199.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate199.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate198(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate198.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("content.delta" !== data.type){
+validate198.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "content.delta"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate199(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate199.errors : vErrors.concat(validate199.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate198.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate198.errors = vErrors;
+return errors === 0;
+}
+
+const schema82 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"request.opened"},"payload":{"$ref":"#/definitions/RequestOpenedPayload"}}};
+const schema83 = {"title":"RequestOpenedPayload","type":"object","additionalProperties":false,"required":["requestType"],"properties":{"requestType":{"$ref":"#/definitions/CanonicalRequestType"},"providerRequestType":{"type":"string","description":"The provider's own name for this kind of request, where it has one of its own beside the canonical type (Codex's legacy execCommandApproval, an EventMsg's exec_approval_request)."},"detail":{"type":"string"},"args":{},"options":{"type":"array","items":{"$ref":"#/definitions/RequestOption"}},"questions":{"type":"array","items":{"$ref":"#/definitions/Question"},"description":"A question request's questions (what answerRequest checks an `answered` reply against)."}}};
+const schema84 = {"type":"string","enum":["command_execution_approval","file_change_approval","tool_user_input","dynamic_tool_call","auth_tokens_refresh","unknown"]};
+
+function validate205(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((data === "command_execution_approval") || (data === "file_change_approval")) || (data === "tool_user_input")) || (data === "dynamic_tool_call")) || (data === "auth_tokens_refresh")) || (data === "unknown"))){
+validate205.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema84.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate205.errors = vErrors;
+return errors === 0;
+}
+
+const schema85 = {"title":"RequestOption","type":"object","additionalProperties":false,"required":["decision"],"properties":{"decision":{"$ref":"#/definitions/RequestDecision"},"label":{"type":"string"},"providerOptionId":{"type":"string"}}};
+const schema86 = {"type":"string","enum":["allow_once","allow_always","reject_once","reject_always","cancelled","answered","completed","failed"]};
+
+function validate208(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate208.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((data === "allow_once") || (data === "allow_always")) || (data === "reject_once")) || (data === "reject_always")) || (data === "cancelled")) || (data === "answered")) || (data === "completed")) || (data === "failed"))){
+validate208.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema86.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate208.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate207(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.decision === undefined) && (missing0 = "decision")){
+validate207.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "decision") || (key0 === "label")) || (key0 === "providerOptionId"))){
+validate207.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.decision !== undefined){
+const _errs2 = errors;
+if(!(validate208(data.decision, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData}))){
+vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.label !== undefined){
+const _errs3 = errors;
+if(typeof data.label !== "string"){
+validate207.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerOptionId !== undefined){
+const _errs5 = errors;
+if(typeof data.providerOptionId !== "string"){
+validate207.errors = [{instancePath:instancePath+"/providerOptionId",schemaPath:"#/properties/providerOptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate207.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate207.errors = vErrors;
+return errors === 0;
+}
+
+const schema87 = {"title":"Question","type":"object","additionalProperties":false,"required":["id","prompt"],"properties":{"id":{"type":"string","description":"The question's id: what the answers are keyed by."},"prompt":{"type":"string","description":"The question as asked."},"header":{"type":"string","description":"A short label for the question (a tab, a chip)."},"options":{"type":"array","items":{"$ref":"#/definitions/QuestionOption"},"description":"The choices offered; absent or empty: free text only."},"multiSelect":{"type":"boolean","description":"More than one option may be chosen."},"freeText":{"type":"boolean","description":"A typed answer is taken (besides the options, or instead of them when there are none)."}}};
+const schema88 = {"title":"QuestionOption","type":"object","additionalProperties":false,"required":["id","label"],"properties":{"id":{"type":"string","description":"What an answer names the option by (the provider's option id, else its label)."},"label":{"type":"string"},"description":{"type":"string"}}};
+
+function validate212(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.id === undefined) && (missing0 = "id")) || ((data.label === undefined) && (missing0 = "label"))){
+validate212.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "id") || (key0 === "label")) || (key0 === "description"))){
+validate212.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate212.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.label !== undefined){
+const _errs4 = errors;
+if(typeof data.label !== "string"){
+validate212.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+const _errs6 = errors;
+if(typeof data.description !== "string"){
+validate212.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate212.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate212.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate211(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.id === undefined) && (missing0 = "id")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
+validate211.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "prompt")) || (key0 === "header")) || (key0 === "options")) || (key0 === "multiSelect")) || (key0 === "freeText"))){
+validate211.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate211.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt !== undefined){
+const _errs4 = errors;
+if(typeof data.prompt !== "string"){
+validate211.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.header !== undefined){
+const _errs6 = errors;
+if(typeof data.header !== "string"){
+validate211.errors = [{instancePath:instancePath+"/header",schemaPath:"#/properties/header/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.options !== undefined){
+let data3 = data.options;
+const _errs8 = errors;
+if(errors === _errs8){
+if(Array.isArray(data3)){
+var valid1 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs10 = errors;
+if(!(validate212(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs10 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate211.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.multiSelect !== undefined){
+const _errs11 = errors;
+if(typeof data.multiSelect !== "boolean"){
+validate211.errors = [{instancePath:instancePath+"/multiSelect",schemaPath:"#/properties/multiSelect/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.freeText !== undefined){
+const _errs13 = errors;
+if(typeof data.freeText !== "boolean"){
+validate211.errors = [{instancePath:instancePath+"/freeText",schemaPath:"#/properties/freeText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate211.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate211.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate204(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.requestType === undefined) && (missing0 = "requestType")){
+validate204.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "requestType") || (key0 === "providerRequestType")) || (key0 === "detail")) || (key0 === "args")) || (key0 === "options")) || (key0 === "questions"))){
+validate204.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.requestType !== undefined){
+const _errs2 = errors;
+if(!(validate205(data.requestType, {instancePath:instancePath+"/requestType",parentData:data,parentDataProperty:"requestType",rootData}))){
+vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerRequestType !== undefined){
+const _errs3 = errors;
+if(typeof data.providerRequestType !== "string"){
+validate204.errors = [{instancePath:instancePath+"/providerRequestType",schemaPath:"#/properties/providerRequestType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs5 = errors;
+if(typeof data.detail !== "string"){
+validate204.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.options !== undefined){
+let data3 = data.options;
+const _errs7 = errors;
+if(errors === _errs7){
+if(Array.isArray(data3)){
+var valid1 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs9 = errors;
+if(!(validate207(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate207.errors : vErrors.concat(validate207.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs9 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate204.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.questions !== undefined){
+let data5 = data.questions;
+const _errs10 = errors;
+if(errors === _errs10){
+if(Array.isArray(data5)){
+var valid2 = true;
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+const _errs12 = errors;
+if(!(validate211(data5[i1], {instancePath:instancePath+"/questions/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate204.errors = [{instancePath:instancePath+"/questions",schemaPath:"#/properties/questions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate204.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate204.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate203(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate203.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("request.opened" !== data.type){
+validate203.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "request.opened"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate204(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate203.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate203.errors = vErrors;
+return errors === 0;
+}
+
+const schema89 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"request.resolved"},"payload":{"$ref":"#/definitions/RequestResolvedPayload"}}};
+const schema90 = {"title":"RequestResolvedPayload","type":"object","additionalProperties":false,"required":["requestType"],"properties":{"requestType":{"$ref":"#/definitions/CanonicalRequestType"},"providerRequestType":{"type":"string","description":"As in request.opened."},"decision":{"$ref":"#/definitions/RequestDecision"},"answers":{"$ref":"#/definitions/QuestionAnswers"},"resolution":{}}};
+const schema91 = {"title":"QuestionAnswers","type":"object","additionalProperties":{"type":"array","items":{"type":"string"}},"properties":{}};
+
+function validate220(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+let data0 = data[key0];
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs4 = errors;
+if(typeof data0[i0] !== "string"){
+validate220.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate220.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate220.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate220.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate217(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.requestType === undefined) && (missing0 = "requestType")){
+validate217.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "requestType") || (key0 === "providerRequestType")) || (key0 === "decision")) || (key0 === "answers")) || (key0 === "resolution"))){
+validate217.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.requestType !== undefined){
+const _errs2 = errors;
+if(!(validate205(data.requestType, {instancePath:instancePath+"/requestType",parentData:data,parentDataProperty:"requestType",rootData}))){
+vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerRequestType !== undefined){
+const _errs3 = errors;
+if(typeof data.providerRequestType !== "string"){
+validate217.errors = [{instancePath:instancePath+"/providerRequestType",schemaPath:"#/properties/providerRequestType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.decision !== undefined){
+const _errs5 = errors;
+if(!(validate208(data.decision, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData}))){
+vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.answers !== undefined){
+const _errs6 = errors;
+if(!(validate220(data.answers, {instancePath:instancePath+"/answers",parentData:data,parentDataProperty:"answers",rootData}))){
+vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate217.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate216(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate216.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("request.resolved" !== data.type){
+validate216.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "request.resolved"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate217(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate217.errors : vErrors.concat(validate217.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate216.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate216.errors = vErrors;
+return errors === 0;
+}
+
+const schema92 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"user-input.requested"},"payload":{"$ref":"#/definitions/UserInputRequestedPayload"}}};
+const schema93 = {"title":"UserInputRequestedPayload","type":"object","additionalProperties":false,"properties":{"questions":{"type":"array","items":{"$ref":"#/definitions/Question"}},"data":{}}};
+
+function validate224(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "questions") || (key0 === "data"))){
+validate224.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.questions !== undefined){
+let data0 = data.questions;
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs4 = errors;
+if(!(validate211(data0[i0], {instancePath:instancePath+"/questions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate224.errors = [{instancePath:instancePath+"/questions",schemaPath:"#/properties/questions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate224.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate224.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate223(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate223.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("user-input.requested" !== data.type){
+validate223.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "user-input.requested"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate224(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate224.errors : vErrors.concat(validate224.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate223.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate223.errors = vErrors;
+return errors === 0;
+}
+
+const schema94 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"user-input.resolved"},"payload":{"$ref":"#/definitions/UserInputResolvedPayload"}}};
+const schema95 = {"title":"UserInputResolvedPayload","type":"object","additionalProperties":false,"properties":{"answers":{"$ref":"#/definitions/QuestionAnswers"},"data":{}}};
+
+function validate228(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "answers") || (key0 === "data"))){
+validate228.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.answers !== undefined){
+if(!(validate220(data.answers, {instancePath:instancePath+"/answers",parentData:data,parentDataProperty:"answers",rootData}))){
+vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);
+errors = vErrors.length;
+}
+}
+}
+}
+else {
+validate228.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate228.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate227(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate227.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("user-input.resolved" !== data.type){
+validate227.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "user-input.resolved"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate228(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate228.errors : vErrors.concat(validate228.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate227.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate227.errors = vErrors;
+return errors === 0;
+}
+
+const schema96 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.started"},"payload":{"$ref":"#/definitions/TaskStartedPayload"}}};
+const schema97 = {"title":"TaskStartedPayload","type":"object","additionalProperties":false,"required":["taskId"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"description":{"type":"string"},"taskType":{"type":"string"}}};
+const schema98 = {"type":"string","pattern":"^tsk_[A-Za-z0-9._:-]+$","description":"Canonical RuntimeTaskId, minted by agentnorm (prefix \"tsk_\"). Never a provider id."};
+const pattern6 = new RegExp("^tsk_[A-Za-z0-9._:-]+$", "u");
+
+function validate233(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(typeof data === "string"){
+if(!pattern6.test(data)){
+validate233.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^tsk_[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^tsk_[A-Za-z0-9._:-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate233.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate233.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate232(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.taskId === undefined) && (missing0 = "taskId")){
+validate232.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "taskId") || (key0 === "description")) || (key0 === "taskType"))){
+validate232.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.taskId !== undefined){
+const _errs2 = errors;
+if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){
+vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+const _errs3 = errors;
+if(typeof data.description !== "string"){
+validate232.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.taskType !== undefined){
+const _errs5 = errors;
+if(typeof data.taskType !== "string"){
+validate232.errors = [{instancePath:instancePath+"/taskType",schemaPath:"#/properties/taskType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate232.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate232.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate231(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate231.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("task.started" !== data.type){
+validate231.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "task.started"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate232(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate232.errors : vErrors.concat(validate232.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate231.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate231.errors = vErrors;
+return errors === 0;
+}
+
+const schema99 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.progress"},"payload":{"$ref":"#/definitions/TaskProgressPayload"}}};
+const schema100 = {"title":"TaskProgressPayload","type":"object","additionalProperties":false,"required":["taskId","description"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"description":{"type":"string"},"usage":{},"lastToolName":{"type":"string"}}};
+
+function validate237(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.taskId === undefined) && (missing0 = "taskId")) || ((data.description === undefined) && (missing0 = "description"))){
+validate237.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "taskId") || (key0 === "description")) || (key0 === "usage")) || (key0 === "lastToolName"))){
+validate237.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.taskId !== undefined){
+const _errs2 = errors;
+if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){
+vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+const _errs3 = errors;
+if(typeof data.description !== "string"){
+validate237.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.lastToolName !== undefined){
+const _errs5 = errors;
+if(typeof data.lastToolName !== "string"){
+validate237.errors = [{instancePath:instancePath+"/lastToolName",schemaPath:"#/properties/lastToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate237.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate237.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate236(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate236.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("task.progress" !== data.type){
+validate236.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "task.progress"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate237(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate237.errors : vErrors.concat(validate237.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate236.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate236.errors = vErrors;
+return errors === 0;
+}
+
+const schema101 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"task.completed"},"payload":{"$ref":"#/definitions/TaskCompletedPayload"}}};
+const schema102 = {"title":"TaskCompletedPayload","type":"object","additionalProperties":false,"required":["taskId","status"],"properties":{"taskId":{"$ref":"#/definitions/RuntimeTaskId"},"status":{"enum":["completed","failed","stopped"]},"summary":{"type":"string"},"usage":{},"durationMs":{"type":"number"},"reason":{"type":"string"}}};
+
+function validate241(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.taskId === undefined) && (missing0 = "taskId")) || ((data.status === undefined) && (missing0 = "status"))){
+validate241.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "taskId") || (key0 === "status")) || (key0 === "summary")) || (key0 === "usage")) || (key0 === "durationMs")) || (key0 === "reason"))){
+validate241.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.taskId !== undefined){
+const _errs2 = errors;
+if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){
+vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data1 = data.status;
+const _errs3 = errors;
+if(!(((data1 === "completed") || (data1 === "failed")) || (data1 === "stopped"))){
+validate241.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema102.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.summary !== undefined){
+const _errs4 = errors;
+if(typeof data.summary !== "string"){
+validate241.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.durationMs !== undefined){
+let data3 = data.durationMs;
+const _errs6 = errors;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+validate241.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+const _errs8 = errors;
+if(typeof data.reason !== "string"){
+validate241.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate241.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate240(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate240.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("task.completed" !== data.type){
+validate240.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "task.completed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate241(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate241.errors : vErrors.concat(validate241.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate240.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate240.errors = vErrors;
+return errors === 0;
+}
+
+const schema103 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.started"},"payload":{"$ref":"#/definitions/HookStartedPayload"}}};
+const schema104 = {"title":"HookStartedPayload","type":"object","additionalProperties":false,"required":["hookId","hookName","hookEvent"],"properties":{"hookId":{"type":"string"},"hookName":{"type":"string"},"hookEvent":{"type":"string"}}};
+
+function validate245(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.hookId === undefined) && (missing0 = "hookId")) || ((data.hookName === undefined) && (missing0 = "hookName"))) || ((data.hookEvent === undefined) && (missing0 = "hookEvent"))){
+validate245.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "hookId") || (key0 === "hookName")) || (key0 === "hookEvent"))){
+validate245.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hookId !== undefined){
+const _errs2 = errors;
+if(typeof data.hookId !== "string"){
+validate245.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hookName !== undefined){
+const _errs4 = errors;
+if(typeof data.hookName !== "string"){
+validate245.errors = [{instancePath:instancePath+"/hookName",schemaPath:"#/properties/hookName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hookEvent !== undefined){
+const _errs6 = errors;
+if(typeof data.hookEvent !== "string"){
+validate245.errors = [{instancePath:instancePath+"/hookEvent",schemaPath:"#/properties/hookEvent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate245.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate245.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate244(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate244.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("hook.started" !== data.type){
+validate244.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "hook.started"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate245(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate245.errors : vErrors.concat(validate245.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate244.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate244.errors = vErrors;
+return errors === 0;
+}
+
+const schema105 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.progress"},"payload":{"$ref":"#/definitions/HookProgressPayload"}}};
+const schema106 = {"title":"HookProgressPayload","type":"object","additionalProperties":false,"required":["hookId"],"properties":{"hookId":{"type":"string"},"output":{"type":"string"},"stdout":{"type":"string"},"stderr":{"type":"string"}}};
+
+function validate248(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.hookId === undefined) && (missing0 = "hookId")){
+validate248.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "hookId") || (key0 === "output")) || (key0 === "stdout")) || (key0 === "stderr"))){
+validate248.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hookId !== undefined){
+const _errs2 = errors;
+if(typeof data.hookId !== "string"){
+validate248.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output !== undefined){
+const _errs4 = errors;
+if(typeof data.output !== "string"){
+validate248.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stdout !== undefined){
+const _errs6 = errors;
+if(typeof data.stdout !== "string"){
+validate248.errors = [{instancePath:instancePath+"/stdout",schemaPath:"#/properties/stdout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stderr !== undefined){
+const _errs8 = errors;
+if(typeof data.stderr !== "string"){
+validate248.errors = [{instancePath:instancePath+"/stderr",schemaPath:"#/properties/stderr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate248.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate248.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate247(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate247.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("hook.progress" !== data.type){
+validate247.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "hook.progress"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate248(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate248.errors : vErrors.concat(validate248.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate247.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate247.errors = vErrors;
+return errors === 0;
+}
+
+const schema107 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"hook.completed"},"payload":{"$ref":"#/definitions/HookCompletedPayload"}}};
+const schema108 = {"title":"HookCompletedPayload","type":"object","additionalProperties":false,"required":["hookId","outcome"],"properties":{"hookId":{"type":"string"},"outcome":{"enum":["success","error","cancelled"]},"output":{"type":"string"},"stdout":{"type":"string"},"stderr":{"type":"string"},"exitCode":{"type":"integer"}}};
+
+function validate251(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.hookId === undefined) && (missing0 = "hookId")) || ((data.outcome === undefined) && (missing0 = "outcome"))){
+validate251.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "hookId") || (key0 === "outcome")) || (key0 === "output")) || (key0 === "stdout")) || (key0 === "stderr")) || (key0 === "exitCode"))){
+validate251.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hookId !== undefined){
+const _errs2 = errors;
+if(typeof data.hookId !== "string"){
+validate251.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.outcome !== undefined){
+let data1 = data.outcome;
+const _errs4 = errors;
+if(!(((data1 === "success") || (data1 === "error")) || (data1 === "cancelled"))){
+validate251.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema108.properties.outcome.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output !== undefined){
+const _errs5 = errors;
+if(typeof data.output !== "string"){
+validate251.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stdout !== undefined){
+const _errs7 = errors;
+if(typeof data.stdout !== "string"){
+validate251.errors = [{instancePath:instancePath+"/stdout",schemaPath:"#/properties/stdout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stderr !== undefined){
+const _errs9 = errors;
+if(typeof data.stderr !== "string"){
+validate251.errors = [{instancePath:instancePath+"/stderr",schemaPath:"#/properties/stderr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.exitCode !== undefined){
+let data5 = data.exitCode;
+const _errs11 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate251.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate251.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate251.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate250(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate250.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("hook.completed" !== data.type){
+validate250.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "hook.completed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate251(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate251.errors : vErrors.concat(validate251.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate250.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate250.errors = vErrors;
+return errors === 0;
+}
+
+const schema109 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"tool.progress"},"payload":{"$ref":"#/definitions/ToolProgressPayload"}}};
+const schema110 = {"title":"ToolProgressPayload","type":"object","additionalProperties":false,"properties":{"toolUseId":{"type":"string"},"toolName":{"type":"string"},"summary":{"type":"string"},"elapsedSeconds":{"type":"number"}}};
+
+function validate254(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "toolUseId") || (key0 === "toolName")) || (key0 === "summary")) || (key0 === "elapsedSeconds"))){
+validate254.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.toolUseId !== undefined){
+const _errs2 = errors;
+if(typeof data.toolUseId !== "string"){
+validate254.errors = [{instancePath:instancePath+"/toolUseId",schemaPath:"#/properties/toolUseId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolName !== undefined){
+const _errs4 = errors;
+if(typeof data.toolName !== "string"){
+validate254.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.summary !== undefined){
+const _errs6 = errors;
+if(typeof data.summary !== "string"){
+validate254.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.elapsedSeconds !== undefined){
+let data3 = data.elapsedSeconds;
+const _errs8 = errors;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+validate254.errors = [{instancePath:instancePath+"/elapsedSeconds",schemaPath:"#/properties/elapsedSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate254.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate254.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate253(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate253.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("tool.progress" !== data.type){
+validate253.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.progress"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate254(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate254.errors : vErrors.concat(validate254.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate253.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate253.errors = vErrors;
+return errors === 0;
+}
+
+const schema111 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"tool.summary"},"payload":{"$ref":"#/definitions/ToolSummaryPayload"}}};
+const schema112 = {"title":"ToolSummaryPayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"precedingToolUseIds":{"type":"array","items":{"type":"string"}}}};
+
+function validate257(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.summary === undefined) && (missing0 = "summary")){
+validate257.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "summary") || (key0 === "precedingToolUseIds"))){
+validate257.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.summary !== undefined){
+const _errs2 = errors;
+if(typeof data.summary !== "string"){
+validate257.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.precedingToolUseIds !== undefined){
+let data1 = data.precedingToolUseIds;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs6 = errors;
+if(typeof data1[i0] !== "string"){
+validate257.errors = [{instancePath:instancePath+"/precedingToolUseIds/" + i0,schemaPath:"#/properties/precedingToolUseIds/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate257.errors = [{instancePath:instancePath+"/precedingToolUseIds",schemaPath:"#/properties/precedingToolUseIds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate257.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate257.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate256(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate256.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("tool.summary" !== data.type){
+validate256.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.summary"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate257(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate257.errors : vErrors.concat(validate257.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate256.errors = vErrors;
+return errors === 0;
+}
+
+const schema113 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"auth.status"},"payload":{"$ref":"#/definitions/AuthStatusPayload"}}};
+const schema114 = {"title":"AuthStatusPayload","type":"object","additionalProperties":false,"properties":{"isAuthenticating":{"type":"boolean"},"output":{"type":"array","items":{"type":"string"}},"error":{"type":"string"}}};
+
+function validate260(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "isAuthenticating") || (key0 === "output")) || (key0 === "error"))){
+validate260.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.isAuthenticating !== undefined){
+const _errs2 = errors;
+if(typeof data.isAuthenticating !== "boolean"){
+validate260.errors = [{instancePath:instancePath+"/isAuthenticating",schemaPath:"#/properties/isAuthenticating/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output !== undefined){
+let data1 = data.output;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs6 = errors;
+if(typeof data1[i0] !== "string"){
+validate260.errors = [{instancePath:instancePath+"/output/" + i0,schemaPath:"#/properties/output/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate260.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs8 = errors;
+if(typeof data.error !== "string"){
+validate260.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate260.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate260.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate259(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate259.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("auth.status" !== data.type){
+validate259.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "auth.status"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate260(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate260.errors : vErrors.concat(validate260.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate259.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate259.errors = vErrors;
+return errors === 0;
+}
+
+const schema115 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"account.updated"},"payload":{"$ref":"#/definitions/AccountUpdatedPayload"}}};
+const schema116 = {"title":"AccountUpdatedPayload","type":"object","additionalProperties":false,"required":["account"],"properties":{"account":{}}};
+
+function validate263(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.account === undefined) && (missing0 = "account")){
+validate263.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+for(const key0 in data){
+if(!(key0 === "account")){
+validate263.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+}
+}
+else {
+validate263.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate263.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate262(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate262.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("account.updated" !== data.type){
+validate262.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "account.updated"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate263(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate263.errors : vErrors.concat(validate263.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate262.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate262.errors = vErrors;
+return errors === 0;
+}
+
+const schema117 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"account.rate-limits.updated"},"payload":{"$ref":"#/definitions/AccountRateLimitsUpdatedPayload"}}};
+const schema118 = {"title":"AccountRateLimitsUpdatedPayload","type":"object","additionalProperties":false,"required":["rateLimits"],"properties":{"rateLimits":{}}};
+
+function validate266(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.rateLimits === undefined) && (missing0 = "rateLimits")){
+validate266.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+for(const key0 in data){
+if(!(key0 === "rateLimits")){
+validate266.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+}
+}
+else {
+validate266.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate266.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate265(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate265.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("account.rate-limits.updated" !== data.type){
+validate265.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "account.rate-limits.updated"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate266(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate266.errors : vErrors.concat(validate266.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate265.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate265.errors = vErrors;
+return errors === 0;
+}
+
+const schema119 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"mcp.status.updated"},"payload":{"$ref":"#/definitions/McpStatusUpdatedPayload"}}};
+const schema120 = {"title":"McpStatusUpdatedPayload","type":"object","additionalProperties":false,"required":["status"],"properties":{"status":{}}};
+
+function validate269(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.status === undefined) && (missing0 = "status")){
+validate269.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+for(const key0 in data){
+if(!(key0 === "status")){
+validate269.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+}
+}
+else {
+validate269.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate269.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate268(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate268.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("mcp.status.updated" !== data.type){
+validate268.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "mcp.status.updated"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate269(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate269.errors : vErrors.concat(validate269.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate268.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate268.errors = vErrors;
+return errors === 0;
+}
+
+const schema121 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"mcp.oauth.completed"},"payload":{"$ref":"#/definitions/McpOauthCompletedPayload"}}};
+const schema122 = {"title":"McpOauthCompletedPayload","type":"object","additionalProperties":false,"required":["success"],"properties":{"success":{"type":"boolean"},"name":{"type":"string"},"error":{"type":"string"}}};
+
+function validate272(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.success === undefined) && (missing0 = "success")){
+validate272.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "success") || (key0 === "name")) || (key0 === "error"))){
+validate272.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.success !== undefined){
+const _errs2 = errors;
+if(typeof data.success !== "boolean"){
+validate272.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs4 = errors;
+if(typeof data.name !== "string"){
+validate272.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs6 = errors;
+if(typeof data.error !== "string"){
+validate272.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate272.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate272.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate271(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate271.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("mcp.oauth.completed" !== data.type){
+validate271.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "mcp.oauth.completed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate272(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate272.errors : vErrors.concat(validate272.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate271.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate271.errors = vErrors;
+return errors === 0;
+}
+
+const schema123 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"model.rerouted"},"payload":{"$ref":"#/definitions/ModelReroutedPayload"}}};
+const schema124 = {"title":"ModelReroutedPayload","type":"object","additionalProperties":false,"required":["fromModel","toModel","reason"],"properties":{"fromModel":{"type":"string"},"toModel":{"type":"string"},"reason":{"type":"string"}}};
+
+function validate275(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.fromModel === undefined) && (missing0 = "fromModel")) || ((data.toModel === undefined) && (missing0 = "toModel"))) || ((data.reason === undefined) && (missing0 = "reason"))){
+validate275.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "fromModel") || (key0 === "toModel")) || (key0 === "reason"))){
+validate275.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.fromModel !== undefined){
+const _errs2 = errors;
+if(typeof data.fromModel !== "string"){
+validate275.errors = [{instancePath:instancePath+"/fromModel",schemaPath:"#/properties/fromModel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toModel !== undefined){
+const _errs4 = errors;
+if(typeof data.toModel !== "string"){
+validate275.errors = [{instancePath:instancePath+"/toModel",schemaPath:"#/properties/toModel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+const _errs6 = errors;
+if(typeof data.reason !== "string"){
+validate275.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate275.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate275.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate274(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate274.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("model.rerouted" !== data.type){
+validate274.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.rerouted"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate275(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate275.errors : vErrors.concat(validate275.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate274.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate274.errors = vErrors;
+return errors === 0;
+}
+
+const schema125 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"config.warning"},"payload":{"$ref":"#/definitions/ConfigWarningPayload"}}};
+const schema126 = {"title":"ConfigWarningPayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"details":{"type":"string"},"path":{"type":"string"},"range":{}}};
+
+function validate278(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.summary === undefined) && (missing0 = "summary")){
+validate278.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "summary") || (key0 === "details")) || (key0 === "path")) || (key0 === "range"))){
+validate278.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.summary !== undefined){
+const _errs2 = errors;
+if(typeof data.summary !== "string"){
+validate278.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.details !== undefined){
+const _errs4 = errors;
+if(typeof data.details !== "string"){
+validate278.errors = [{instancePath:instancePath+"/details",schemaPath:"#/properties/details/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+const _errs6 = errors;
+if(typeof data.path !== "string"){
+validate278.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate278.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate278.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate277(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate277.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("config.warning" !== data.type){
+validate277.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "config.warning"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate278(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate278.errors : vErrors.concat(validate278.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate277.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate277.errors = vErrors;
+return errors === 0;
+}
+
+const schema127 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"deprecation.notice"},"payload":{"$ref":"#/definitions/DeprecationNoticePayload"}}};
+const schema128 = {"title":"DeprecationNoticePayload","type":"object","additionalProperties":false,"required":["summary"],"properties":{"summary":{"type":"string"},"details":{"type":"string"}}};
+
+function validate281(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.summary === undefined) && (missing0 = "summary")){
+validate281.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "summary") || (key0 === "details"))){
+validate281.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.summary !== undefined){
+const _errs2 = errors;
+if(typeof data.summary !== "string"){
+validate281.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.details !== undefined){
+const _errs4 = errors;
+if(typeof data.details !== "string"){
+validate281.errors = [{instancePath:instancePath+"/details",schemaPath:"#/properties/details/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate281.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate281.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate280(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate280.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("deprecation.notice" !== data.type){
+validate280.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "deprecation.notice"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate281(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate281.errors : vErrors.concat(validate281.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate280.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate280.errors = vErrors;
+return errors === 0;
+}
+
+const schema129 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"files.persisted"},"payload":{"$ref":"#/definitions/FilesPersistedPayload"}}};
+const schema130 = {"title":"FilesPersistedPayload","type":"object","additionalProperties":false,"required":["files"],"properties":{"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["filename","fileId"],"properties":{"filename":{"type":"string"},"fileId":{"type":"string"}}}},"failed":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["filename","error"],"properties":{"filename":{"type":"string"},"error":{"type":"string"}}}}}};
+
+function validate284(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.files === undefined) && (missing0 = "files")){
+validate284.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "files") || (key0 === "failed"))){
+validate284.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.files !== undefined){
+let data0 = data.files;
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+const _errs4 = errors;
+if(errors === _errs4){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.filename === undefined) && (missing1 = "filename")) || ((data1.fileId === undefined) && (missing1 = "fileId"))){
+validate284.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs6 = errors;
+for(const key1 in data1){
+if(!((key1 === "filename") || (key1 === "fileId"))){
+validate284.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs6 === errors){
+if(data1.filename !== undefined){
+const _errs7 = errors;
+if(typeof data1.filename !== "string"){
+validate284.errors = [{instancePath:instancePath+"/files/" + i0+"/filename",schemaPath:"#/properties/files/items/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.fileId !== undefined){
+const _errs9 = errors;
+if(typeof data1.fileId !== "string"){
+validate284.errors = [{instancePath:instancePath+"/files/" + i0+"/fileId",schemaPath:"#/properties/files/items/properties/fileId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+else {
+validate284.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate284.errors = [{instancePath:instancePath+"/files",schemaPath:"#/properties/files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.failed !== undefined){
+let data4 = data.failed;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data4)){
+var valid3 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+const _errs13 = errors;
+if(errors === _errs13){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing2;
+if(((data5.filename === undefined) && (missing2 = "filename")) || ((data5.error === undefined) && (missing2 = "error"))){
+validate284.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs15 = errors;
+for(const key2 in data5){
+if(!((key2 === "filename") || (key2 === "error"))){
+validate284.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs15 === errors){
+if(data5.filename !== undefined){
+const _errs16 = errors;
+if(typeof data5.filename !== "string"){
+validate284.errors = [{instancePath:instancePath+"/failed/" + i1+"/filename",schemaPath:"#/properties/failed/items/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs16 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data5.error !== undefined){
+const _errs18 = errors;
+if(typeof data5.error !== "string"){
+validate284.errors = [{instancePath:instancePath+"/failed/" + i1+"/error",schemaPath:"#/properties/failed/items/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs18 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+else {
+validate284.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid3 = _errs13 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate284.errors = [{instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate284.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate284.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate283(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate283.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("files.persisted" !== data.type){
+validate283.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "files.persisted"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate284(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate284.errors : vErrors.concat(validate284.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate283.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate283.errors = vErrors;
+return errors === 0;
+}
+
+const schema131 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"runtime.warning"},"payload":{"$ref":"#/definitions/RuntimeWarningPayload"}}};
+const schema132 = {"title":"RuntimeWarningPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"},"detail":{}}};
+
+function validate287(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.message === undefined) && (missing0 = "message")){
+validate287.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "message") || (key0 === "detail"))){
+validate287.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+validate287.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate287.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate287.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate286(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate286.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("runtime.warning" !== data.type){
+validate286.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "runtime.warning"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate287(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate287.errors : vErrors.concat(validate287.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate286.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate286.errors = vErrors;
+return errors === 0;
+}
+
+const schema133 = {"type":"object","required":["type","payload"],"properties":{"type":{"const":"runtime.error"},"payload":{"$ref":"#/definitions/RuntimeErrorPayload"}}};
+const schema134 = {"title":"RuntimeErrorPayload","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"},"class":{"$ref":"#/definitions/RuntimeErrorClass"},"detail":{}}};
+const schema135 = {"type":"string","enum":["provider_error","transport_error","permission_error","validation_error","unknown"]};
+
+function validate291(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate291.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((data === "provider_error") || (data === "transport_error")) || (data === "permission_error")) || (data === "validation_error")) || (data === "unknown"))){
+validate291.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema135.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate291.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate290(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.message === undefined) && (missing0 = "message")){
+validate290.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "message") || (key0 === "class")) || (key0 === "detail"))){
+validate290.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+const _errs2 = errors;
+if(typeof data.message !== "string"){
+validate290.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.class !== undefined){
+const _errs4 = errors;
+if(!(validate291(data.class, {instancePath:instancePath+"/class",parentData:data,parentDataProperty:"class",rootData}))){
+vErrors = vErrors === null ? validate291.errors : vErrors.concat(validate291.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate290.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate290.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate289(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate289.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs1 = errors;
+if("runtime.error" !== data.type){
+validate289.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "runtime.error"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+const _errs2 = errors;
+if(!(validate290(data.payload, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData}))){
+vErrors = vErrors === null ? validate290.errors : vErrors.concat(validate290.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate289.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate289.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate21(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+/*# sourceURL="agentnorm:canonical-event.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(!(validate22(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs0 === errors;
+if(valid0){
+const _errs1 = errors;
+if(errors === _errs1){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.type === undefined) && (missing0 = "type")){
+validate21.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+const _errs4 = errors;
+if(!(validate45(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+const tag0 = data.type;
+if(typeof tag0 == "string"){
+if(tag0 === "session.started"){
+if(!(validate49(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "session.configured"){
+if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "session.state.changed"){
+if(!(validate55(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "session.exited"){
+if(!(validate60(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "thread.started"){
+if(!(validate63(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "thread.state.changed"){
+if(!(validate66(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "thread.metadata.updated"){
+if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "thread.token-usage.updated"){
+if(!(validate74(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "thread.realtime.started"){
+if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "thread.realtime.item-added"){
+if(!(validate84(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "thread.realtime.audio.delta"){
+if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "thread.realtime.error"){
+if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "thread.realtime.closed"){
+if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "turn.started"){
+if(!(validate96(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "turn.completed"){
+if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "turn.aborted"){
+if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "turn.plan.updated"){
+if(!(validate108(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "turn.diff.updated"){
+if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "item.started"){
+if(!(validate116(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "item.updated"){
+if(!(validate158(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "item.completed"){
+if(!(validate178(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "content.delta"){
+if(!(validate198(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "request.opened"){
+if(!(validate203(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate203.errors : vErrors.concat(validate203.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "request.resolved"){
+if(!(validate216(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate216.errors : vErrors.concat(validate216.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "user-input.requested"){
+if(!(validate223(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate223.errors : vErrors.concat(validate223.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "user-input.resolved"){
+if(!(validate227(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate227.errors : vErrors.concat(validate227.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "task.started"){
+if(!(validate231(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate231.errors : vErrors.concat(validate231.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "task.progress"){
+if(!(validate236(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate236.errors : vErrors.concat(validate236.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "task.completed"){
+if(!(validate240(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate240.errors : vErrors.concat(validate240.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "hook.started"){
+if(!(validate244(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate244.errors : vErrors.concat(validate244.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "hook.progress"){
+if(!(validate247(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate247.errors : vErrors.concat(validate247.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "hook.completed"){
+if(!(validate250(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate250.errors : vErrors.concat(validate250.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "tool.progress"){
+if(!(validate253(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate253.errors : vErrors.concat(validate253.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "tool.summary"){
+if(!(validate256(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate256.errors : vErrors.concat(validate256.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "auth.status"){
+if(!(validate259(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate259.errors : vErrors.concat(validate259.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "account.updated"){
+if(!(validate262(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate262.errors : vErrors.concat(validate262.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "account.rate-limits.updated"){
+if(!(validate265(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate265.errors : vErrors.concat(validate265.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "mcp.status.updated"){
+if(!(validate268(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate268.errors : vErrors.concat(validate268.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "mcp.oauth.completed"){
+if(!(validate271(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate271.errors : vErrors.concat(validate271.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "model.rerouted"){
+if(!(validate274(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate274.errors : vErrors.concat(validate274.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "config.warning"){
+if(!(validate277(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate277.errors : vErrors.concat(validate277.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "deprecation.notice"){
+if(!(validate280(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate280.errors : vErrors.concat(validate280.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "files.persisted"){
+if(!(validate283(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate283.errors : vErrors.concat(validate283.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "runtime.warning"){
+if(!(validate286(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate286.errors : vErrors.concat(validate286.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "runtime.error"){
+if(!(validate289(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate289.errors : vErrors.concat(validate289.errors);
+errors = vErrors.length;
+}
+}
+else {
+validate21.errors = [{instancePath,schemaPath:"#/allOf/1/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+return false;
+}
+}
+else {
+validate21.errors = [{instancePath,schemaPath:"#/allOf/1/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload0 = validate339;
+
+function validate339(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "message") || (key0 === "resume"))){
+validate339.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+validate339.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate339.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate339.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload1 = validate340;
+
+function validate340(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.config === undefined) && (missing0 = "config")){
+validate340.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "config") || (key0 === "mode")) || (key0 === "model"))){
+validate340.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.config !== undefined){
+let data0 = data.config;
+const _errs2 = errors;
+if(!(data0 && typeof data0 == "object" && !Array.isArray(data0))){
+validate340.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mode !== undefined){
+const _errs4 = errors;
+if(typeof data.mode !== "string"){
+validate340.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+const _errs6 = errors;
+if(typeof data.model !== "string"){
+validate340.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate340.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate340.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload2 = validate341;
+
+function validate341(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.state === undefined) && (missing0 = "state")){
+validate341.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "state") || (key0 === "reason")) || (key0 === "detail"))){
+validate341.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.state !== undefined){
+const _errs2 = errors;
+if(!(validate57(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+const _errs3 = errors;
+if(typeof data.reason !== "string"){
+validate341.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs5 = errors;
+if(typeof data.detail !== "string"){
+validate341.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate341.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate341.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload3 = validate343;
+
+function validate343(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "reason") || (key0 === "recoverable")) || (key0 === "exitKind"))){
+validate343.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.reason !== undefined){
+const _errs2 = errors;
+if(typeof data.reason !== "string"){
+validate343.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.recoverable !== undefined){
+const _errs4 = errors;
+if(typeof data.recoverable !== "boolean"){
+validate343.errors = [{instancePath:instancePath+"/recoverable",schemaPath:"#/properties/recoverable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.exitKind !== undefined){
+let data2 = data.exitKind;
+const _errs6 = errors;
+if(!((data2 === "graceful") || (data2 === "error"))){
+validate343.errors = [{instancePath:instancePath+"/exitKind",schemaPath:"#/properties/exitKind/enum",keyword:"enum",params:{allowedValues: schema27.properties.exitKind.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate343.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate343.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload4 = validate344;
+
+function validate344(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "providerThreadId")){
+validate344.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.providerThreadId !== undefined){
+if(typeof data.providerThreadId !== "string"){
+validate344.errors = [{instancePath:instancePath+"/providerThreadId",schemaPath:"#/properties/providerThreadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate344.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate344.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload5 = validate345;
+
+function validate345(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.state === undefined) && (missing0 = "state")){
+validate345.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "state") || (key0 === "detail"))){
+validate345.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.state !== undefined){
+if(!(validate68(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+}
+}
+}
+}
+else {
+validate345.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate345.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload6 = validate347;
+
+function validate347(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "name") || (key0 === "metadata"))){
+validate347.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+const _errs2 = errors;
+if(typeof data.name !== "string"){
+validate347.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data1 = data.metadata;
+const _errs4 = errors;
+if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+validate347.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate347.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate347.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload7 = validate348;
+
+function validate348(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.usage === undefined) && (missing0 = "usage")){
+validate348.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "usage") || (key0 === "tokenUsage")) || (key0 === "context"))){
+validate348.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tokenUsage !== undefined){
+const _errs2 = errors;
+if(!(validate76(data.tokenUsage, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.context !== undefined){
+const _errs3 = errors;
+if(!(validate78(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate348.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate348.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload8 = validate351;
+
+function validate351(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "realtimeSessionId")){
+validate351.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.realtimeSessionId !== undefined){
+if(typeof data.realtimeSessionId !== "string"){
+validate351.errors = [{instancePath:instancePath+"/realtimeSessionId",schemaPath:"#/properties/realtimeSessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate351.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate351.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload9 = validate352;
+
+function validate352(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.item === undefined) && (missing0 = "item")){
+validate352.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+for(const key0 in data){
+if(!(key0 === "item")){
+validate352.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+}
+}
+else {
+validate352.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate352.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload10 = validate353;
+
+function validate353(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.audio === undefined) && (missing0 = "audio")){
+validate353.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+for(const key0 in data){
+if(!(key0 === "audio")){
+validate353.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+}
+}
+else {
+validate353.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate353.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload11 = validate354;
+
+function validate354(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.message === undefined) && (missing0 = "message")){
+validate354.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "message")){
+validate354.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+validate354.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate354.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate354.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload12 = validate355;
+
+function validate355(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "reason")){
+validate355.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+validate355.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate355.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate355.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload13 = validate356;
+
+function validate356(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "model") || (key0 === "effort"))){
+validate356.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.model !== undefined){
+const _errs2 = errors;
+if(typeof data.model !== "string"){
+validate356.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.effort !== undefined){
+const _errs4 = errors;
+if(typeof data.effort !== "string"){
+validate356.errors = [{instancePath:instancePath+"/effort",schemaPath:"#/properties/effort/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate356.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate356.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload14 = validate357;
+
+function validate357(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.state === undefined) && (missing0 = "state")){
+validate357.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "state") || (key0 === "stopReason")) || (key0 === "usage")) || (key0 === "tokenUsage")) || (key0 === "modelUsage")) || (key0 === "totalCostUsd")) || (key0 === "errorMessage"))){
+validate357.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.state !== undefined){
+const _errs2 = errors;
+if(!(validate101(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs3 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate357.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: schema52.properties.stopReason.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tokenUsage !== undefined){
+const _errs5 = errors;
+if(!(validate76(data.tokenUsage, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.modelUsage !== undefined){
+let data3 = data.modelUsage;
+const _errs6 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate357.errors = [{instancePath:instancePath+"/modelUsage",schemaPath:"#/properties/modelUsage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.totalCostUsd !== undefined){
+let data4 = data.totalCostUsd;
+const _errs8 = errors;
+if(!((typeof data4 == "number") && (isFinite(data4)))){
+validate357.errors = [{instancePath:instancePath+"/totalCostUsd",schemaPath:"#/properties/totalCostUsd/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.errorMessage !== undefined){
+const _errs10 = errors;
+if(typeof data.errorMessage !== "string"){
+validate357.errors = [{instancePath:instancePath+"/errorMessage",schemaPath:"#/properties/errorMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate357.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate357.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload15 = validate360;
+
+function validate360(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.reason === undefined) && (missing0 = "reason")){
+validate360.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "reason")){
+validate360.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+validate360.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate360.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate360.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload16 = validate361;
+
+function validate361(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.plan === undefined) && (missing0 = "plan")){
+validate361.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "explanation") || (key0 === "plan"))){
+validate361.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.explanation !== undefined){
+let data0 = data.explanation;
+const _errs2 = errors;
+if((typeof data0 !== "string") && (data0 !== null)){
+validate361.errors = [{instancePath:instancePath+"/explanation",schemaPath:"#/properties/explanation/type",keyword:"type",params:{type: schema57.properties.explanation.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.plan !== undefined){
+let data1 = data.plan;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.step === undefined) && (missing1 = "step")) || ((data2.status === undefined) && (missing1 = "status"))){
+validate361.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data2){
+if(!((key1 === "step") || (key1 === "status"))){
+validate361.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.step !== undefined){
+const _errs9 = errors;
+if(typeof data2.step !== "string"){
+validate361.errors = [{instancePath:instancePath+"/plan/" + i0+"/step",schemaPath:"#/properties/plan/items/properties/step/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.status !== undefined){
+const _errs11 = errors;
+if(!(validate110(data2.status, {instancePath:instancePath+"/plan/" + i0+"/status",parentData:data2,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+else {
+validate361.errors = [{instancePath:instancePath+"/plan/" + i0,schemaPath:"#/properties/plan/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate361.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate361.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate361.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload17 = validate363;
+
+function validate363(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.unifiedDiff === undefined) && (missing0 = "unifiedDiff")){
+validate363.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "unifiedDiff")){
+validate363.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.unifiedDiff !== undefined){
+if(typeof data.unifiedDiff !== "string"){
+validate363.errors = [{instancePath:instancePath+"/unifiedDiff",schemaPath:"#/properties/unifiedDiff/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate363.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate363.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload18 = validate364;
+
+function validate364(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate364.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+const tag0 = data.itemType;
+if(typeof tag0 == "string"){
+if(tag0 === "user_message"){
+if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "assistant_message"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "reasoning"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_entered"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_exited"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "context_compaction"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "error"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "plan"){
+if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "command_execution"){
+if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "file_change"){
+if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "mcp_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "dynamic_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "collab_agent_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "web_search"){
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "image_view"){
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "unknown"){
+if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+errors = vErrors.length;
+}
+}
+else {
+validate364.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];
+return false;
+}
+}
+else {
+validate364.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate364.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate364.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload19 = validate382;
+
+function validate382(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate382.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+const tag0 = data.itemType;
+if(typeof tag0 == "string"){
+if(tag0 === "user_message"){
+if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "assistant_message"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "reasoning"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_entered"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_exited"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "context_compaction"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "error"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "plan"){
+if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "command_execution"){
+if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "file_change"){
+if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "mcp_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "dynamic_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "collab_agent_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "web_search"){
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "image_view"){
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "unknown"){
+if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+errors = vErrors.length;
+}
+}
+else {
+validate382.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];
+return false;
+}
+}
+else {
+validate382.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate382.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate382.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload20 = validate400;
+
+function validate400(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.itemType === undefined) && (missing0 = "itemType")){
+validate400.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.itemType !== undefined){
+const _errs2 = errors;
+if(!(validate118(data.itemType, {instancePath:instancePath+"/itemType",parentData:data,parentDataProperty:"itemType",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+const tag0 = data.itemType;
+if(typeof tag0 == "string"){
+if(tag0 === "user_message"){
+if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "assistant_message"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "reasoning"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_entered"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "review_exited"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "context_compaction"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "error"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "plan"){
+if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "command_execution"){
+if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "file_change"){
+if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "mcp_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "dynamic_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "collab_agent_tool_call"){
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "web_search"){
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "image_view"){
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+errors = vErrors.length;
+}
+}
+else if(tag0 === "unknown"){
+if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+errors = vErrors.length;
+}
+}
+else {
+validate400.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "itemType", tagValue: tag0},message:"value of tag \"itemType\" must be in oneOf"}];
+return false;
+}
+}
+else {
+validate400.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "itemType", tagValue: tag0},message:"tag \"itemType\" must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate400.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate400.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload21 = validate418;
+
+function validate418(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.streamKind === undefined) && (missing0 = "streamKind")) || ((data.delta === undefined) && (missing0 = "delta"))){
+validate418.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "streamKind") || (key0 === "delta")) || (key0 === "contentIndex")) || (key0 === "summaryIndex"))){
+validate418.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.streamKind !== undefined){
+const _errs2 = errors;
+if(!(validate200(data.streamKind, {instancePath:instancePath+"/streamKind",parentData:data,parentDataProperty:"streamKind",rootData}))){
+vErrors = vErrors === null ? validate200.errors : vErrors.concat(validate200.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.delta !== undefined){
+const _errs3 = errors;
+if(typeof data.delta !== "string"){
+validate418.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.contentIndex !== undefined){
+let data2 = data.contentIndex;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate418.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.summaryIndex !== undefined){
+let data3 = data.summaryIndex;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate418.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate418.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate418.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload22 = validate420;
+
+function validate420(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.requestType === undefined) && (missing0 = "requestType")){
+validate420.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "requestType") || (key0 === "providerRequestType")) || (key0 === "detail")) || (key0 === "args")) || (key0 === "options")) || (key0 === "questions"))){
+validate420.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.requestType !== undefined){
+const _errs2 = errors;
+if(!(validate205(data.requestType, {instancePath:instancePath+"/requestType",parentData:data,parentDataProperty:"requestType",rootData}))){
+vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerRequestType !== undefined){
+const _errs3 = errors;
+if(typeof data.providerRequestType !== "string"){
+validate420.errors = [{instancePath:instancePath+"/providerRequestType",schemaPath:"#/properties/providerRequestType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.detail !== undefined){
+const _errs5 = errors;
+if(typeof data.detail !== "string"){
+validate420.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.options !== undefined){
+let data3 = data.options;
+const _errs7 = errors;
+if(errors === _errs7){
+if(Array.isArray(data3)){
+var valid1 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs9 = errors;
+if(!(validate207(data3[i0], {instancePath:instancePath+"/options/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate207.errors : vErrors.concat(validate207.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs9 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate420.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.questions !== undefined){
+let data5 = data.questions;
+const _errs10 = errors;
+if(errors === _errs10){
+if(Array.isArray(data5)){
+var valid2 = true;
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+const _errs12 = errors;
+if(!(validate211(data5[i1], {instancePath:instancePath+"/questions/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate420.errors = [{instancePath:instancePath+"/questions",schemaPath:"#/properties/questions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate420.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate420.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload23 = validate424;
+
+function validate424(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.requestType === undefined) && (missing0 = "requestType")){
+validate424.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "requestType") || (key0 === "providerRequestType")) || (key0 === "decision")) || (key0 === "answers")) || (key0 === "resolution"))){
+validate424.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.requestType !== undefined){
+const _errs2 = errors;
+if(!(validate205(data.requestType, {instancePath:instancePath+"/requestType",parentData:data,parentDataProperty:"requestType",rootData}))){
+vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.providerRequestType !== undefined){
+const _errs3 = errors;
+if(typeof data.providerRequestType !== "string"){
+validate424.errors = [{instancePath:instancePath+"/providerRequestType",schemaPath:"#/properties/providerRequestType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.decision !== undefined){
+const _errs5 = errors;
+if(!(validate208(data.decision, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData}))){
+vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.answers !== undefined){
+const _errs6 = errors;
+if(!(validate220(data.answers, {instancePath:instancePath+"/answers",parentData:data,parentDataProperty:"answers",rootData}))){
+vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate424.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate424.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload24 = validate428;
+
+function validate428(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "questions") || (key0 === "data"))){
+validate428.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.questions !== undefined){
+let data0 = data.questions;
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs4 = errors;
+if(!(validate211(data0[i0], {instancePath:instancePath+"/questions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate428.errors = [{instancePath:instancePath+"/questions",schemaPath:"#/properties/questions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate428.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload25 = validate430;
+
+function validate430(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "answers") || (key0 === "data"))){
+validate430.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.answers !== undefined){
+if(!(validate220(data.answers, {instancePath:instancePath+"/answers",parentData:data,parentDataProperty:"answers",rootData}))){
+vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);
+errors = vErrors.length;
+}
+}
+}
+}
+else {
+validate430.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate430.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload26 = validate432;
+
+function validate432(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.taskId === undefined) && (missing0 = "taskId")){
+validate432.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "taskId") || (key0 === "description")) || (key0 === "taskType"))){
+validate432.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.taskId !== undefined){
+const _errs2 = errors;
+if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){
+vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+const _errs3 = errors;
+if(typeof data.description !== "string"){
+validate432.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.taskType !== undefined){
+const _errs5 = errors;
+if(typeof data.taskType !== "string"){
+validate432.errors = [{instancePath:instancePath+"/taskType",schemaPath:"#/properties/taskType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate432.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate432.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload27 = validate434;
+
+function validate434(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.taskId === undefined) && (missing0 = "taskId")) || ((data.description === undefined) && (missing0 = "description"))){
+validate434.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "taskId") || (key0 === "description")) || (key0 === "usage")) || (key0 === "lastToolName"))){
+validate434.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.taskId !== undefined){
+const _errs2 = errors;
+if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){
+vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+const _errs3 = errors;
+if(typeof data.description !== "string"){
+validate434.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.lastToolName !== undefined){
+const _errs5 = errors;
+if(typeof data.lastToolName !== "string"){
+validate434.errors = [{instancePath:instancePath+"/lastToolName",schemaPath:"#/properties/lastToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate434.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate434.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload28 = validate436;
+
+function validate436(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.taskId === undefined) && (missing0 = "taskId")) || ((data.status === undefined) && (missing0 = "status"))){
+validate436.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "taskId") || (key0 === "status")) || (key0 === "summary")) || (key0 === "usage")) || (key0 === "durationMs")) || (key0 === "reason"))){
+validate436.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.taskId !== undefined){
+const _errs2 = errors;
+if(!(validate233(data.taskId, {instancePath:instancePath+"/taskId",parentData:data,parentDataProperty:"taskId",rootData}))){
+vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data1 = data.status;
+const _errs3 = errors;
+if(!(((data1 === "completed") || (data1 === "failed")) || (data1 === "stopped"))){
+validate436.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema102.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.summary !== undefined){
+const _errs4 = errors;
+if(typeof data.summary !== "string"){
+validate436.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.durationMs !== undefined){
+let data3 = data.durationMs;
+const _errs6 = errors;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+validate436.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+const _errs8 = errors;
+if(typeof data.reason !== "string"){
+validate436.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate436.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate436.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload29 = validate438;
+
+function validate438(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.hookId === undefined) && (missing0 = "hookId")) || ((data.hookName === undefined) && (missing0 = "hookName"))) || ((data.hookEvent === undefined) && (missing0 = "hookEvent"))){
+validate438.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "hookId") || (key0 === "hookName")) || (key0 === "hookEvent"))){
+validate438.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hookId !== undefined){
+const _errs2 = errors;
+if(typeof data.hookId !== "string"){
+validate438.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hookName !== undefined){
+const _errs4 = errors;
+if(typeof data.hookName !== "string"){
+validate438.errors = [{instancePath:instancePath+"/hookName",schemaPath:"#/properties/hookName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hookEvent !== undefined){
+const _errs6 = errors;
+if(typeof data.hookEvent !== "string"){
+validate438.errors = [{instancePath:instancePath+"/hookEvent",schemaPath:"#/properties/hookEvent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate438.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate438.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload30 = validate439;
+
+function validate439(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.hookId === undefined) && (missing0 = "hookId")){
+validate439.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "hookId") || (key0 === "output")) || (key0 === "stdout")) || (key0 === "stderr"))){
+validate439.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hookId !== undefined){
+const _errs2 = errors;
+if(typeof data.hookId !== "string"){
+validate439.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output !== undefined){
+const _errs4 = errors;
+if(typeof data.output !== "string"){
+validate439.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stdout !== undefined){
+const _errs6 = errors;
+if(typeof data.stdout !== "string"){
+validate439.errors = [{instancePath:instancePath+"/stdout",schemaPath:"#/properties/stdout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stderr !== undefined){
+const _errs8 = errors;
+if(typeof data.stderr !== "string"){
+validate439.errors = [{instancePath:instancePath+"/stderr",schemaPath:"#/properties/stderr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate439.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate439.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload31 = validate440;
+
+function validate440(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.hookId === undefined) && (missing0 = "hookId")) || ((data.outcome === undefined) && (missing0 = "outcome"))){
+validate440.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "hookId") || (key0 === "outcome")) || (key0 === "output")) || (key0 === "stdout")) || (key0 === "stderr")) || (key0 === "exitCode"))){
+validate440.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hookId !== undefined){
+const _errs2 = errors;
+if(typeof data.hookId !== "string"){
+validate440.errors = [{instancePath:instancePath+"/hookId",schemaPath:"#/properties/hookId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.outcome !== undefined){
+let data1 = data.outcome;
+const _errs4 = errors;
+if(!(((data1 === "success") || (data1 === "error")) || (data1 === "cancelled"))){
+validate440.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema108.properties.outcome.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output !== undefined){
+const _errs5 = errors;
+if(typeof data.output !== "string"){
+validate440.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stdout !== undefined){
+const _errs7 = errors;
+if(typeof data.stdout !== "string"){
+validate440.errors = [{instancePath:instancePath+"/stdout",schemaPath:"#/properties/stdout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stderr !== undefined){
+const _errs9 = errors;
+if(typeof data.stderr !== "string"){
+validate440.errors = [{instancePath:instancePath+"/stderr",schemaPath:"#/properties/stderr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.exitCode !== undefined){
+let data5 = data.exitCode;
+const _errs11 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate440.errors = [{instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate440.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate440.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload32 = validate441;
+
+function validate441(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "toolUseId") || (key0 === "toolName")) || (key0 === "summary")) || (key0 === "elapsedSeconds"))){
+validate441.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.toolUseId !== undefined){
+const _errs2 = errors;
+if(typeof data.toolUseId !== "string"){
+validate441.errors = [{instancePath:instancePath+"/toolUseId",schemaPath:"#/properties/toolUseId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolName !== undefined){
+const _errs4 = errors;
+if(typeof data.toolName !== "string"){
+validate441.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.summary !== undefined){
+const _errs6 = errors;
+if(typeof data.summary !== "string"){
+validate441.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.elapsedSeconds !== undefined){
+let data3 = data.elapsedSeconds;
+const _errs8 = errors;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+validate441.errors = [{instancePath:instancePath+"/elapsedSeconds",schemaPath:"#/properties/elapsedSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate441.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate441.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload33 = validate442;
+
+function validate442(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.summary === undefined) && (missing0 = "summary")){
+validate442.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "summary") || (key0 === "precedingToolUseIds"))){
+validate442.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.summary !== undefined){
+const _errs2 = errors;
+if(typeof data.summary !== "string"){
+validate442.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.precedingToolUseIds !== undefined){
+let data1 = data.precedingToolUseIds;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs6 = errors;
+if(typeof data1[i0] !== "string"){
+validate442.errors = [{instancePath:instancePath+"/precedingToolUseIds/" + i0,schemaPath:"#/properties/precedingToolUseIds/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate442.errors = [{instancePath:instancePath+"/precedingToolUseIds",schemaPath:"#/properties/precedingToolUseIds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate442.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate442.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload34 = validate443;
+
+function validate443(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "isAuthenticating") || (key0 === "output")) || (key0 === "error"))){
+validate443.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.isAuthenticating !== undefined){
+const _errs2 = errors;
+if(typeof data.isAuthenticating !== "boolean"){
+validate443.errors = [{instancePath:instancePath+"/isAuthenticating",schemaPath:"#/properties/isAuthenticating/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output !== undefined){
+let data1 = data.output;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs6 = errors;
+if(typeof data1[i0] !== "string"){
+validate443.errors = [{instancePath:instancePath+"/output/" + i0,schemaPath:"#/properties/output/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate443.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs8 = errors;
+if(typeof data.error !== "string"){
+validate443.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate443.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate443.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload35 = validate444;
+
+function validate444(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.account === undefined) && (missing0 = "account")){
+validate444.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+for(const key0 in data){
+if(!(key0 === "account")){
+validate444.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+}
+}
+else {
+validate444.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate444.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload36 = validate445;
+
+function validate445(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.rateLimits === undefined) && (missing0 = "rateLimits")){
+validate445.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+for(const key0 in data){
+if(!(key0 === "rateLimits")){
+validate445.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+}
+}
+else {
+validate445.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate445.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload37 = validate446;
+
+function validate446(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.status === undefined) && (missing0 = "status")){
+validate446.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+for(const key0 in data){
+if(!(key0 === "status")){
+validate446.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+}
+}
+else {
+validate446.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate446.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload38 = validate447;
+
+function validate447(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.success === undefined) && (missing0 = "success")){
+validate447.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "success") || (key0 === "name")) || (key0 === "error"))){
+validate447.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.success !== undefined){
+const _errs2 = errors;
+if(typeof data.success !== "boolean"){
+validate447.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs4 = errors;
+if(typeof data.name !== "string"){
+validate447.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs6 = errors;
+if(typeof data.error !== "string"){
+validate447.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate447.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate447.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload39 = validate448;
+
+function validate448(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.fromModel === undefined) && (missing0 = "fromModel")) || ((data.toModel === undefined) && (missing0 = "toModel"))) || ((data.reason === undefined) && (missing0 = "reason"))){
+validate448.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "fromModel") || (key0 === "toModel")) || (key0 === "reason"))){
+validate448.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.fromModel !== undefined){
+const _errs2 = errors;
+if(typeof data.fromModel !== "string"){
+validate448.errors = [{instancePath:instancePath+"/fromModel",schemaPath:"#/properties/fromModel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toModel !== undefined){
+const _errs4 = errors;
+if(typeof data.toModel !== "string"){
+validate448.errors = [{instancePath:instancePath+"/toModel",schemaPath:"#/properties/toModel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+const _errs6 = errors;
+if(typeof data.reason !== "string"){
+validate448.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate448.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate448.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload40 = validate449;
+
+function validate449(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.summary === undefined) && (missing0 = "summary")){
+validate449.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "summary") || (key0 === "details")) || (key0 === "path")) || (key0 === "range"))){
+validate449.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.summary !== undefined){
+const _errs2 = errors;
+if(typeof data.summary !== "string"){
+validate449.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.details !== undefined){
+const _errs4 = errors;
+if(typeof data.details !== "string"){
+validate449.errors = [{instancePath:instancePath+"/details",schemaPath:"#/properties/details/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+const _errs6 = errors;
+if(typeof data.path !== "string"){
+validate449.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate449.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate449.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload41 = validate450;
+
+function validate450(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.summary === undefined) && (missing0 = "summary")){
+validate450.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "summary") || (key0 === "details"))){
+validate450.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.summary !== undefined){
+const _errs2 = errors;
+if(typeof data.summary !== "string"){
+validate450.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.details !== undefined){
+const _errs4 = errors;
+if(typeof data.details !== "string"){
+validate450.errors = [{instancePath:instancePath+"/details",schemaPath:"#/properties/details/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate450.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate450.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload42 = validate451;
+
+function validate451(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.files === undefined) && (missing0 = "files")){
+validate451.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "files") || (key0 === "failed"))){
+validate451.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.files !== undefined){
+let data0 = data.files;
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+const _errs4 = errors;
+if(errors === _errs4){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.filename === undefined) && (missing1 = "filename")) || ((data1.fileId === undefined) && (missing1 = "fileId"))){
+validate451.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs6 = errors;
+for(const key1 in data1){
+if(!((key1 === "filename") || (key1 === "fileId"))){
+validate451.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs6 === errors){
+if(data1.filename !== undefined){
+const _errs7 = errors;
+if(typeof data1.filename !== "string"){
+validate451.errors = [{instancePath:instancePath+"/files/" + i0+"/filename",schemaPath:"#/properties/files/items/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.fileId !== undefined){
+const _errs9 = errors;
+if(typeof data1.fileId !== "string"){
+validate451.errors = [{instancePath:instancePath+"/files/" + i0+"/fileId",schemaPath:"#/properties/files/items/properties/fileId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+else {
+validate451.errors = [{instancePath:instancePath+"/files/" + i0,schemaPath:"#/properties/files/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate451.errors = [{instancePath:instancePath+"/files",schemaPath:"#/properties/files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.failed !== undefined){
+let data4 = data.failed;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data4)){
+var valid3 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+const _errs13 = errors;
+if(errors === _errs13){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing2;
+if(((data5.filename === undefined) && (missing2 = "filename")) || ((data5.error === undefined) && (missing2 = "error"))){
+validate451.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs15 = errors;
+for(const key2 in data5){
+if(!((key2 === "filename") || (key2 === "error"))){
+validate451.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs15 === errors){
+if(data5.filename !== undefined){
+const _errs16 = errors;
+if(typeof data5.filename !== "string"){
+validate451.errors = [{instancePath:instancePath+"/failed/" + i1+"/filename",schemaPath:"#/properties/failed/items/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs16 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data5.error !== undefined){
+const _errs18 = errors;
+if(typeof data5.error !== "string"){
+validate451.errors = [{instancePath:instancePath+"/failed/" + i1+"/error",schemaPath:"#/properties/failed/items/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs18 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+else {
+validate451.errors = [{instancePath:instancePath+"/failed/" + i1,schemaPath:"#/properties/failed/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid3 = _errs13 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate451.errors = [{instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate451.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate451.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload43 = validate452;
+
+function validate452(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.message === undefined) && (missing0 = "message")){
+validate452.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "message") || (key0 === "detail"))){
+validate452.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+validate452.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate452.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate452.errors = vErrors;
+return errors === 0;
+}
+
+export const validatePayload44 = validate453;
+
+function validate453(data, {instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.message === undefined) && (missing0 = "message")){
+validate453.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "message") || (key0 === "class")) || (key0 === "detail"))){
+validate453.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+const _errs2 = errors;
+if(typeof data.message !== "string"){
+validate453.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.class !== undefined){
+const _errs4 = errors;
+if(!(validate291(data.class, {instancePath:instancePath+"/class",parentData:data,parentDataProperty:"class",rootData}))){
+vErrors = vErrors === null ? validate291.errors : vErrors.concat(validate291.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate453.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate453.errors = vErrors;
+return errors === 0;
+}
+
 /** Per event type: its payload's validator. */
 export const PAYLOAD_VALIDATORS = {
   "session.started": validatePayload0,

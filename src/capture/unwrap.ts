@@ -4,7 +4,7 @@
  * the line); `unwrapCaptureLine` also keeps the channel and the wrapper for a capture's native_in record.
  * No Node APIs.
  */
-import type { Direction } from "../normalize/normalizer.js";
+import type { Direction } from "../normalize/state.js";
 
 const DIRECTIONS: Record<string, Direction | undefined> = {
   in: "in", out: "out", incoming: "in", outgoing: "out", "server->client": "in", "client->server": "out",

@@ -4,96 +4,16 @@
  * No provider knowledge: methods and types are keys of the generated tables.
  */
 import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
-import type { Kind, Row, SurfaceTable } from "./table-types.js";
-import type { CanonicalEvent, Direction, NormalizerState } from "./state.js";
+import type { Kind, Row } from "./table-types.js";
+import type { CanonicalEvent, Direction, DispatchOptions, NormalizerState } from "./state.js";
 import { ANSWERED_TWICE, emitRuntime, Scope, type MessageAt } from "./scope.js";
-import { Memory } from "./entities.js";
+import type { Compiled, Pending } from "./compiled.js";
 import type { Partition } from "./sessions.js";
 import { MAX_SESSIONS } from "./sessions.js";
 import { varKey } from "./vars.js";
 
-/** A table prepared for dispatch (Maps, so method names like "constructor" or "__proto__" are just unknown). */
-export interface Compiled {
-  table: SurfaceTable;
-  kinds: Kind[];
-  rowsOf: Map<Kind, Map<string, readonly Row[]>>;
-  /** Per kind: method patterns (`cursor/*`, `*`) as [prefix, rows], longest prefix first. */
-  patternsOf: Map<Kind, [string, readonly Row[]][]>;
-  ignoredOf: Map<Kind, Map<string, string>>;
-  /** Types/methods each kind knows (rows or ignore entries): infers JSON-RPC directions and tagged kinds. */
-  known: Record<Kind, Set<string>>;
-}
-
-const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
 /** The JSON-RPC kinds the client sends (a `response` answers the agent's request). */
 const CLIENT_KINDS: ReadonlySet<Kind> = new Set(["clientRequest", "clientNotification", "response"]);
-
-export function compileTable(t: SurfaceTable): Compiled {
-  const kinds = t.protocol === "tagged" ? Object.keys(t.tags) : JSONRPC_KINDS;
-  const rowsOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.rows[k] ?? {}))] as const));
-  const patternsOf = new Map(kinds.map((k) => [k, Object.entries(t.rows[k] ?? {})
-    .filter(([m]) => m.endsWith("*"))
-    .map(([m, rows]) => [m.slice(0, -1), rows] as [string, readonly Row[]])
-    .sort((a, b) => b[0].length - a[0].length)] as const));
-  const ignoredOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.ignored[k] ?? {}))] as const));
-  const known: Record<Kind, Set<string>> = Object.create(null);
-  for (const k of kinds) known[k] = new Set([...rowsOf.get(k)!.keys(), ...ignoredOf.get(k)!.keys()]);
-  return { table: t, kinds, rowsOf, patternsOf, ignoredOf, known };
-}
-
-/** JSON-RPC calls awaiting their response, per side (the response is classified by the call it answers). */
-export interface Pending {
-  method: string;
-  message: any;
-  order: number;
-  /** The session the call went to (a response naming no session goes there too). */
-  session?: Partition<Compiled>;
-}
-/** Answered calls remembered per side (a second answer is reported as such): at most this many. */
-const ANSWERED_LIMIT = 1024;
-export class PendingCalls {
-  server = new Map<string, Pending>();
-  client = new Map<string, Pending>();
-  /** Calls already answered (bounded): a response to one of these is a second answer, not an unknown id. */
-  answered = { server: new Memory<Pending>(ANSWERED_LIMIT), client: new Memory<Pending>(ANSWERED_LIMIT) };
-  private order = 0;
-  add(side: "server" | "client", id: string, method: string, message: any): Pending {
-    const p: Pending = { method, message, order: ++this.order };
-    (side === "server" ? this.server : this.client).set(id, p);
-    this.answered[side].delete(id);
-    return p;
-  }
-  /** The call `id` of `side` is answered now. */
-  answer(side: "server" | "client", id: string, p: Pending): void {
-    (side === "server" ? this.server : this.client).delete(id);
-    this.answered[side].set(id, p);
-  }
-  get size(): number {
-    return this.server.size + this.client.size;
-  }
-}
-
-export interface DispatchOptions {
-  out: CanonicalEvent[];
-  depth: number;
-  direction?: Direction;
-  /** The table (default: the normalizer's surface). */
-  ct?: Compiled;
-  /** The raw payload of the events (default: the message). */
-  raw?: unknown;
-  /** Skip the table's input wrappers (the message was already unwrapped). */
-  skipInput?: boolean;
-  /** The input line (`$line`; default: raw). */
-  line?: unknown;
-  meta?: unknown;
-  /** The capture wrapper pushLine removed. */
-  capture?: unknown;
-  /**
-   * The message pushed (not one a row dispatched or a hold released): it is routed to its session (a table with
-   * `sessions:`) and its outcome is recorded (NormalizerState.outcome).
-   */
-  top?: boolean;
-}
 
 type Classified =
   | { kind: Kind; method: string; request?: any; message?: any; meta?: any; pending?: Pending; answers?: Pending }
@@ -272,7 +192,10 @@ function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind
   const { stats } = rt;
   const version = run.version;
   const byKind = ct.rowsOf.get(kind);
-  if (run.tryRows(byKind?.get(method))) return;
+  const rows = byKind?.get(method);
+  // compiled dispatch: the rows a generated switch chose (the others test the same field against other values)
+  const pick = rows && ct.picksOf.get(kind)?.get(method);
+  if (run.tryRows(pick ? pick(at.message) : rows)) return;
   const ign = run.ignoredAt(ct.ignoredOf.get(kind)?.get(method), at.message);
   if (ign) { bump(stats.ignored, `${ign}:${method}`); if (at.top) rt.outcome = "ignored"; return; }
   for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && run.tryRows(rows)) return;

@@ -12,7 +12,8 @@ import { validateCanonicalEvent } from "../../generated/validators/canonical-eve
 import type { Role, SurfaceTable } from "./table-types.js";
 import { randomIds, type IdFactory } from "./ids.js";
 import { unwrap } from "../capture/unwrap.js";
-import { compileTable, dispatch, PendingCalls, type Compiled } from "./dispatch.js";
+import { compileTable, PendingCalls, type Compiled } from "./compiled.js";
+import { dispatch } from "./dispatch.js";
 import type { Entity } from "./entities.js";
 import { Envelope, SOURCE_TEXT } from "./envelope.js";
 import { ENVELOPE_FIELDS } from "../../generated/grammar.gen.js";
@@ -20,7 +21,7 @@ import { article, REPORTED_OPEN } from "./lifecycle.js";
 import { emitRuntime } from "./scope.js";
 import type { CanonicalEvent, Counters, Direction, NormalizerState, NormalizerStats } from "./state.js";
 import { Sessions, type Partition } from "./sessions.js";
-import { selectPinned } from "./versions.js";
+import { selectPinned } from "../model/versions.js";
 import { InvalidOptionError, UnknownSurfaceError } from "../errors.js";
 
 export type { CanonicalEvent, Direction, NormalizerStats } from "./state.js";
@@ -129,6 +130,7 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
     envelope,
     stats,
     main: compiled(table),
+    recordDeltas: table.snapshots !== false,
     table(surface) {
       const t = Object.hasOwn(surfaces, surface) ? surfaces[surface] : undefined;
       if (!t) throw new UnknownSurfaceError(surface, Object.keys(surfaces), `dispatch: unknown surface "${surface}"`);

@@ -35,23 +35,50 @@ export function textNestsDeeper(text: string, max = MAX_NESTING): boolean {
   return false;
 }
 
+/** The walk's stacks, reused by every call (values and their depths side by side: no pair allocated per node). */
+let stackValues: unknown[] = [];
+let stackDepths: number[] = [];
+/** A walk that grew the stacks past this many entries leaves fresh ones behind (memory held stays small). */
+const KEEP_STACK = 65_536;
+
 /**
- * Does this value nest deeper than `max`? Iterative (no stack to blow). By default it looks at every node (a reader
- * that serializes the value must know); the normalizer gives a `budget` of nodes, past which a huge but so-far-shallow
- * value is let through to the mapping.
+ * Does this value nest deeper than `max`? Iterative (no stack to blow) and allocation-free (two stacks kept between
+ * calls, emptied after each). By default it looks at every node (a reader that serializes the value must know); the
+ * normalizer gives a `budget` of nodes, past which a huge but so-far-shallow value is let through to the mapping.
  */
 export function valueNestsDeeper(root: unknown, max = MAX_NESTING, budget = Infinity): boolean {
-  const stack: [unknown, number][] = [[root, 0]];
+  if (root === null || typeof root !== "object") return false;
+  const values = stackValues;
+  const depths = stackDepths;
+  // a call made while another is walking (not possible today: no callbacks run inside) starts above its entries
+  const base = values.length;
+  values.push(root);
+  depths.push(0);
   let seen = 0;
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
-    if (d >= max) return true;
-    if (++seen > budget) return false;
-    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push([v[i], d + 1]);
-    else for (const k in v) stack.push([(v as Record<string, unknown>)[k], d + 1]);
+  let deeper = false;
+  let peak = 0;
+  while (values.length > base) {
+    if (values.length > peak) peak = values.length;
+    const v = values.pop() as object;
+    const d = depths.pop()!;
+    if (d >= max) { deeper = true; break; }
+    if (++seen > budget) break;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        if (x !== null && typeof x === "object") { values.push(x); depths.push(d + 1); }
+      }
+    } else {
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== null && typeof x === "object") { values.push(x); depths.push(d + 1); }
+      }
+    }
   }
-  return false;
+  values.length = base;
+  depths.length = base;
+  if (base === 0 && peak > KEEP_STACK) { stackValues = []; stackDepths = []; }
+  return deeper;
 }
 
 /** JSON text of `v`, or undefined when it nests deeper than `max` (then JSON.stringify could overflow the stack). */

@@ -6,7 +6,7 @@
 import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
 import { ROLE_KIND } from "../../generated/grammar.gen.js";
 import { PAYLOAD_VALIDATORS, validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
-import type { Compiled } from "./dispatch.js";
+import type { Compiled } from "./compiled.js";
 import { inTurn, type Entity, type EntityTable } from "./entities.js";
 import { FRESH, STALE, WAS_OPEN } from "./envelope.js";
 import { article, EVENT_LIFE, ITEM_END, NEEDS, ROLE_ENDED } from "./lifecycle.js";
@@ -248,7 +248,7 @@ export class Scope implements RowContext {
     const answerOf = request?.openedIn && (type === "request.resolved" || type === "user-input.resolved") ? request.openedIn : undefined;
     const ev = this.rt.envelope.build({ type, payload, provider: at.ct.table.provider, source: at.source, method: at.method, raw: at.raw, rule, ids: this.ids, flags: this.flags, answerOf });
     const item = this.ids.item;
-    if (type === "content.delta" && item && typeof payload.delta === "string") {
+    if (type === "content.delta" && item && typeof payload.delta === "string" && this.rt.recordDeltas) {
       const k = `${payload.streamKind}:${payload.summaryIndex ?? payload.contentIndex ?? ""}`;
       const d = (item.delivered ??= new Map());
       const chunks = d.get(k);

@@ -3,7 +3,7 @@
  * session variables and held messages, pending JSON-RPC calls, the compiled tables and the stats.
  */
 import type { CanonicalEvent } from "../../generated/canonical.gen.js";
-import type { Compiled, DispatchOptions, PendingCalls } from "./dispatch.js";
+import type { Compiled, PendingCalls } from "./compiled.js";
 import type { EntityStore } from "./entities.js";
 import type { Envelope } from "./envelope.js";
 import type { SurfaceTable } from "./table-types.js";
@@ -11,6 +11,29 @@ import type { Partition, Sessions } from "./sessions.js";
 import type { SessionVars } from "./vars.js";
 
 export type Direction = "in" | "out";
+
+export interface DispatchOptions {
+  out: CanonicalEvent[];
+  depth: number;
+  direction?: Direction;
+  /** The table (default: the normalizer's surface). */
+  ct?: Compiled;
+  /** The raw payload of the events (default: the message). */
+  raw?: unknown;
+  /** Skip the table's input wrappers (the message was already unwrapped). */
+  skipInput?: boolean;
+  /** The input line (`$line`; default: raw). */
+  line?: unknown;
+  meta?: unknown;
+  /** The capture wrapper pushLine removed. */
+  capture?: unknown;
+  /**
+   * The message pushed (not one a row dispatched or a hold released): it is routed to its session (a table with
+   * `sessions:`) and its outcome is recorded (NormalizerState.outcome).
+   */
+  top?: boolean;
+}
+
 /** A canonical event (`CanonicalEvent<"content.delta">`: the event of one type). */
 export type { CanonicalEvent };
 
@@ -63,6 +86,8 @@ export interface NormalizerState {
   stats: Counters;
   /** The normalizer's own surface table. */
   main: Compiled;
+  /** Keep each item's streamed deltas (what a snapshot compares with): false when no table that can run snapshots. */
+  recordDeltas: boolean;
   /** A surface's compiled table (dispatch to another surface). */
   table(surface: string): Compiled;
   /** The pinned upstream version of a table in effect now (the table's own unless forced or stated by the stream). */

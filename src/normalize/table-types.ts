@@ -174,12 +174,22 @@ export interface SurfaceTable {
   /** kind → method → rows, tried in order; a key ending in "*" is a pattern (a method prefix; "*" matches any),
    *  tried after exact rows and ignore entries, longest prefix first. */
   rows: Partial<Record<Kind, Record<string, readonly Row[]>>>;
+  /**
+   * kind → method → the rows that can match a message (compiled dispatch: a switch on the field the method's rows
+   * test), a part of `rows[kind][method]` in its order. Methods not listed: all their rows are tried.
+   */
+  picks?: Partial<Record<Kind, Record<string, (message: any) => readonly Row[]>>>;
   /** kind → method → ignore entry id. */
   ignored: Partial<Record<Kind, Record<string, string>>>;
   /** ignore entry id → reason. */
   ignoreReasons: Record<string, string>;
   /** ignore entry id → the pinned versions it applies to (entries not listed: all). */
   ignoreVersions?: Record<string, readonly string[]>;
+  /**
+   * false: no row of this table, nor of a table its rows dispatch to (transitively), takes a snapshot, so the
+   * runtime keeps no record of the deltas an item streamed (what a snapshot compares with). Absent: it does.
+   */
+  snapshots?: false;
   /** ignore entry id → the test a message must pass to be ignored by it (entries not listed: every message of the method). */
   ignoreWhen?: Record<string, (message: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => boolean>;
 }

@@ -1,18 +1,12 @@
-/** Shared by the maintainer sync scripts (schemas:sync*) and the pipeline: file listing, checksums, pinned installs. */
+/** Shared by the maintainer sync scripts (schemas:sync*): file listing (the generator's), checksums, pinned installs. */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { listFiles } from "../../generator/files.ts";
 
-/** Every file below `dir` (none when it does not exist), as paths relative to `base`. */
-export function listFiles(dir: string, base = dir): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? listFiles(p, base) : [relative(base, p)];
-  });
-}
+export { listFiles } from "../../generator/files.ts";
 
 /** Markdown table rows `| \`file\` | sha256 |` for `files` in the given order (default: every file below `dir`, sorted). */
 export function sha256Rows(dir: string, files: string[] = listFiles(dir).sort()): string[] {
