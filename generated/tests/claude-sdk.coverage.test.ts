@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   e55b0a1d373a5ab40289e734485df4ff70f0568340911ce9b61d8e275038222a  schemas/upstream/claude-agent-sdk/0.2.141/Control.json
 //   c8496fe8750078ed8ba8821a239a66d1bf0e3f6cbc5781bfcbee360710906fa1  schemas/upstream/claude-agent-sdk/0.2.141/Permission.json
-//   86c1c6f855af79ad08e02b05b453a953691bdcdb121f74b3c85b49e3d36a28f8  schemas/upstream/claude-agent-sdk/0.2.141/SDKMessage.json
+//   41bc45a53d195b7b517bbe40538579bb224efe587d553bcbd6fc676ecaf5d97d  schemas/upstream/claude-agent-sdk/0.2.141/SDKMessage.json
 //   7a5ac8baa1602ff4be5af8cf6775714b7c7b9a4e7e3dfe6525a874426bb02ae2  schemas/upstream/claude-agent-sdk/0.2.62/Control.json
 //   79c85fb827927d65f0dbdc4e1000b7b37c8deb238ed854a7b5cbd5c015c595a5  schemas/upstream/claude-agent-sdk/0.2.62/Permission.json
 //   3d2deb6f530d5514c23db4f6b7330f5131d51d9bfe433f2a146b8cde13bbb058  schemas/upstream/claude-agent-sdk/0.2.62/SDKMessage.json
