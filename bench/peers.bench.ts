@@ -626,3 +626,9 @@ if (want("peers") || want("floors") || want("cli")) {
 
 const failed = results.filter((r) => r.pass === false).length;
 if (failed) process.exitCode = 1;
+// a full run (no --only) is the result the README's peer figures are checked against (test/figures.test.ts)
+if (!only) {
+  const out = join(root, "bench/results/peers.json");
+  writeFileSync(out, JSON.stringify({ node: process.version, rows: results.map(({ ratios: _r, ...row }) => row) }, null, 2) + "\n");
+  log(`→ bench/results/peers.json`);
+}

@@ -78,6 +78,34 @@ globalThis.onLine = (line) => { for (const e of n.pushLine(line)) acc.apply(e); 
     expect(near(acc, RESULTS.importCpuMs["agentnorm/accumulator"]), `README ${acc} ms vs bench ${RESULTS.importCpuMs["agentnorm/accumulator"]} ms`).toBe(true);
   });
 
+  it("peers (bench --peers): every ratio in the README = the committed full run, bench/results/peers.json (±10 %; never timed here)", () => {
+    const PEERS = JSON.parse(readFileSync(join(ROOT, "bench/results/peers.json"), "utf8")).rows as Record<string, any>[];
+    const row = (f: (r: Record<string, any>) => boolean, what: string) => { const r = PEERS.find(f); expect(r, `bench/results/peers.json: ${what}`).toBeDefined(); return r!; };
+    for (const [label, key] of [["Codex app-server lines", "codex"], ["opencode `/event` payloads", "opencode"], ["Claude SDK messages", "claude"]] as const) {
+      const m = new RegExp(`\\| ${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\|[^|]*\\| ([\\d.]+) \\| ([\\d.]+) \\| ([\\d.]+) \\|`).exec(README);
+      expect(m, `README: the peers row of ${label}`).not.toBeNull();
+      const [whole, inMemory, bound] = [Number(m![1]), Number(m![2]), Number(m![3])];
+      const w = row((r) => r.peer === key && !r.bound && !r.inMemory, `${key} whole job`).ratio;
+      const i = row((r) => r.peer === key && r.inMemory, `${key} in memory`).ratio;
+      const b = row((r) => r.peer === key && r.bound, `${key} bound`).ratio;
+      expect(near(whole, w), `README ${label} whole job ${whole} vs bench ${w}`).toBe(true);
+      expect(near(inMemory, i), `README ${label} in memory ${inMemory} vs bench ${i}`).toBe(true);
+      expect(near(bound, b), `README ${label} bound ${bound} vs bench ${b}`).toBe(true);
+    }
+    const agui = /\| render accumulation, chunks of whole threads \|[^|]*\| ([\d.]+) \|/.exec(README);
+    expect(agui, "README: the AG-UI row").not.toBeNull();
+    expect(near(Number(agui![1]), row((r) => r.peer === "agui" && !r.contrast, "agui").ratio)).toBe(true);
+    const floors = /Floor ratios \(JSON\.parse[\s\S]*?median\s+([\d.]+),\s+lowest\s+([\d.]+)/.exec(README);
+    expect(floors, "README: the floor ratios").not.toBeNull();
+    const f = row((r) => r.floors !== undefined, "floors");
+    expect(near(Number(floors![1]), f.median) && near(Number(floors![2]), f.min), `README floors ${floors![1]} / ${floors![2]} vs bench ${f.median} / ${f.min}`).toBe(true);
+    const cli = /parse \+ stringify\s+floor\s+of\s+the\s+same\s+lines:\s+median\s+([\d.]+)×,\s+at\s+most\s+([\d.]+)×/.exec(README);
+    expect(cli, "README: the CLI path ratios").not.toBeNull();
+    const c = PEERS.filter((r) => r.cli !== undefined).map((r) => r.ratio as number).sort((a, b) => a - b);
+    expect(c.length).toBeGreaterThan(0);
+    expect(near(Number(cli![1]), c[Math.floor(c.length / 2)]!) && near(Number(cli![2]), c[c.length - 1]!), `README CLI ${cli![1]} / ${cli![2]} vs bench ${c[Math.floor(c.length / 2)]} / ${c[c.length - 1]}`).toBe(true);
+  });
+
   it("large streams (view): the README's row = the committed bench result (±10 %; bench/view-large.ts, never timed here)", () => {
     const VIEW = JSON.parse(readFileSync(join(ROOT, "bench/results/view.json"), "utf8"));
     const row = /\| ([\d.]+) MB, ([\d,]+) lines, ([\d,]+) turns \| 16 MB \(default\) \| (\d+) MB \(`--max-old-space-size=\d+`\) \| ([\d.]+) s \| (\d+) MB \| ([\d.]+) MB, the last ([\d,]+) turns \|/.exec(README);
