@@ -268,18 +268,18 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: h_questions.optionSelections(a.payload?.questions, a.reply?.answers, "questionId", "selectedOptionIds") }) }),
-          at: "mappings/acp.yaml:1646",
+          at: "mappings/acp.yaml:1649",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1648",
+          at: "mappings/acp.yaml:1651",
         },
       ],
-      at: "mappings/acp.yaml:1646",
+      at: "mappings/acp.yaml:1649",
     },
-    // mappings/acp.yaml:1690
+    // mappings/acp.yaml:1693
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1710",
+          at: "mappings/acp.yaml:1713",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1712",
+          at: "mappings/acp.yaml:1715",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1714",
+          at: "mappings/acp.yaml:1717",
         },
       ],
-      at: "mappings/acp.yaml:1710",
+      at: "mappings/acp.yaml:1713",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
@@ -320,43 +320,43 @@ export const ANSWERS: AnswerTables = {
       cases: [...SET_claude_sdk_canUseTool],
       at: "mappings/claude-sdk.yaml:2110",
     },
-    // mappings/claude-sdk.yaml:2209
+    // mappings/claude-sdk.yaml:2212
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2228",
+      at: "mappings/claude-sdk.yaml:2231",
     },
-    // mappings/claude-sdk.yaml:2265
+    // mappings/claude-sdk.yaml:2268
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2283",
+      at: "mappings/claude-sdk.yaml:2286",
     },
-    // mappings/claude-sdk.yaml:2402
+    // mappings/claude-sdk.yaml:2405
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2420",
+      at: "mappings/claude-sdk.yaml:2423",
     },
-    // mappings/claude-sdk.yaml:2427
+    // mappings/claude-sdk.yaml:2430
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2448",
+      at: "mappings/claude-sdk.yaml:2451",
     },
-    // mappings/claude-sdk.yaml:2455
+    // mappings/claude-sdk.yaml:2458
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2476",
+      at: "mappings/claude-sdk.yaml:2479",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {
@@ -381,18 +381,18 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["result"],
           body: (a) => compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }),
-          at: "mappings/codex-app-server.yaml:1061",
+          at: "mappings/codex-app-server.yaml:1064",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ answers: {} }),
-          at: "mappings/codex-app-server.yaml:1064",
+          at: "mappings/codex-app-server.yaml:1067",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1061",
+      at: "mappings/codex-app-server.yaml:1064",
     },
-    // mappings/codex-app-server.yaml:1073
+    // mappings/codex-app-server.yaml:1076
     "codex-app-server#mcp-elicitation-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -402,30 +402,30 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1086",
+          at: "mappings/codex-app-server.yaml:1089",
         },
         {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ action: "accept", content: {} }),
-          at: "mappings/codex-app-server.yaml:1089",
+          at: "mappings/codex-app-server.yaml:1092",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/codex-app-server.yaml:1091",
+          at: "mappings/codex-app-server.yaml:1094",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/codex-app-server.yaml:1093",
+          at: "mappings/codex-app-server.yaml:1096",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1086",
+      at: "mappings/codex-app-server.yaml:1089",
     },
-    // mappings/codex-app-server.yaml:1100
+    // mappings/codex-app-server.yaml:1103
     "codex-app-server#permissions-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -434,24 +434,24 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "turn" }),
-          at: "mappings/codex-app-server.yaml:1114",
+          at: "mappings/codex-app-server.yaml:1117",
         },
         {
           decisions: ["allow_always"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "session" }),
-          at: "mappings/codex-app-server.yaml:1116",
+          at: "mappings/codex-app-server.yaml:1119",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ permissions: {} }),
-          at: "mappings/codex-app-server.yaml:1118",
+          at: "mappings/codex-app-server.yaml:1121",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1114",
+      at: "mappings/codex-app-server.yaml:1117",
     },
-    // mappings/codex-app-server.yaml:1125
+    // mappings/codex-app-server.yaml:1128
     "codex-app-server#dynamic-tool-call-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["dynamic_tool_call"],
@@ -461,24 +461,24 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1139",
+          at: "mappings/codex-app-server.yaml:1142",
         },
         {
           decisions: ["completed"],
           via: ["result"],
           body: (a) => compact({ success: true, contentItems: ((typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined) ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1142",
+          at: "mappings/codex-app-server.yaml:1145",
         },
         {
           decisions: ["failed"],
           via: ["result"],
           body: (a) => compact({ success: false, contentItems: ((typeOf(a.reply?.message) === "string" ? [compact({ type: "inputText", text: a.reply?.message })] : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1146",
+          at: "mappings/codex-app-server.yaml:1149",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1139",
+      at: "mappings/codex-app-server.yaml:1142",
     },
-    // mappings/codex-app-server.yaml:1155
+    // mappings/codex-app-server.yaml:1158
     "codex-app-server#auth-tokens-refresh-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["auth_tokens_refresh"],
@@ -488,43 +488,43 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1168",
+          at: "mappings/codex-app-server.yaml:1171",
         },
         {
           decisions: ["completed"],
           fail: { code: "incomplete_request", message: "a auth_tokens_refresh answer needs the provider's result object (reply.result)" },
-          at: "mappings/codex-app-server.yaml:1171",
+          at: "mappings/codex-app-server.yaml:1174",
         },
         {
           decisions: ["failed"],
           via: ["error"],
           body: (a) => compact({ code: -32000, message: (text(a.reply?.message, "", "strings", true) ?? "auth_tokens_refresh failed") }),
-          at: "mappings/codex-app-server.yaml:1173",
+          at: "mappings/codex-app-server.yaml:1176",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1168",
+      at: "mappings/codex-app-server.yaml:1171",
     },
-    // mappings/codex-app-server.yaml:1181
+    // mappings/codex-app-server.yaml:1184
     "codex-app-server#attestation-generate-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
       none: "the answer is an attestation token (a credential) that only the client can make",
       cases: [],
-      at: "mappings/codex-app-server.yaml:1192",
+      at: "mappings/codex-app-server.yaml:1195",
     },
-    // mappings/codex-app-server.yaml:1199
+    // mappings/codex-app-server.yaml:1202
     "codex-app-server#apply-patch-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["file_change_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1213",
+      at: "mappings/codex-app-server.yaml:1216",
     },
-    // mappings/codex-app-server.yaml:1219
+    // mappings/codex-app-server.yaml:1222
     "codex-app-server#exec-command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["command_execution_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1233",
+      at: "mappings/codex-app-server.yaml:1236",
     },
     // mappings/codex-eventmsg.yaml:1695
     "codex-eventmsg#exec-approval-request-subcommand": {
@@ -585,32 +585,32 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }) }),
-          at: "mappings/codex-eventmsg.yaml:1794",
+          at: "mappings/codex-eventmsg.yaml:1797",
         },
         {
           decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1797",
+          at: "mappings/codex-eventmsg.yaml:1800",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1794",
+      at: "mappings/codex-eventmsg.yaml:1797",
     },
-    // mappings/codex-eventmsg.yaml:1806
+    // mappings/codex-eventmsg.yaml:1809
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1816",
+      at: "mappings/codex-eventmsg.yaml:1819",
     },
-    // mappings/codex-eventmsg.yaml:2099
+    // mappings/codex-eventmsg.yaml:2102
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2118",
+      at: "mappings/codex-eventmsg.yaml:2121",
     },
     // mappings/opencode.yaml:970
     "opencode#permission-asked": {
@@ -642,16 +642,16 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: h_questions.labelLists(a.payload?.questions, a.reply?.answers) }) }),
-          at: "mappings/opencode.yaml:1100",
+          at: "mappings/opencode.yaml:1103",
         },
         {
           decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1102",
+          at: "mappings/opencode.yaml:1105",
         },
       ],
-      at: "mappings/opencode.yaml:1100",
+      at: "mappings/opencode.yaml:1103",
     },
   },
 };

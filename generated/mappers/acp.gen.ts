@@ -35,7 +35,7 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 26dc4d42d122759ea73e32dab1ab3d65c86da1180f5d6aef92f37424b1e3fbaf
+// Mapping table mappings/acp.yaml: sha256 5c66edcfe5ed95792610849918e99cdb30ed91678fc4d5cd3bc3b7ab86f057cc
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
@@ -1044,20 +1044,18 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_4, m.params?.toolCallId);
   cx.ref(ID_request_open, m.id);
+  const s_asked = h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "prompt", options: "options", optionId: "id", optionLabel: "label", multiSelect: "allowMultiple", freeText: false });
   cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: (str(m.params?.title) ?? str(m.params?.questions?.[0]?.prompt)),
     args: m.params,
-    questions: h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "prompt", options: "options", optionId: "id", optionLabel: "label", multiSelect: "allowMultiple", freeText: false }),
+    questions: s_asked,
   });
-  cx.emit("user-input.requested", {
-    questions: h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "prompt", options: "options", optionId: "id", optionLabel: "label", multiSelect: "allowMultiple", freeText: false }),
-    data: m.params?.questions,
-  });
+  cx.emit("user-input.requested", { questions: s_asked, data: m.params?.questions });
   return true;
 }
 
-/** mappings/acp.yaml:1657 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1660 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1076,7 +1074,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1690 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1693 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1095,7 +1093,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1722 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1725 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1109,7 +1107,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1744 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1747 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1120,7 +1118,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1766 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1769 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1141,7 +1139,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1798 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1801 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1159,7 +1157,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1827 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1830 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1180,14 +1178,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1856 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:1859 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:1869 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:1872 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1201,7 +1199,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:1883 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:1886 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1211,7 +1209,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:1900 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1903 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1222,7 +1220,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1924 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1927 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1231,7 +1229,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1950 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1953 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1240,7 +1238,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1965 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1968 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1249,7 +1247,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1978 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1981 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1259,7 +1257,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1994 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1997 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1268,7 +1266,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2007 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2010 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1278,7 +1276,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2023 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2026 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1287,7 +1285,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2038 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2041 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1299,7 +1297,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2066 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2069 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1325,19 +1323,19 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:2110 — clientRequest session/load */
+/** mappings/acp.yaml:2113 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:2125 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2128 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2138 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2141 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1348,7 +1346,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2157 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2160 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1356,7 +1354,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2176 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2179 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1374,7 +1372,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2201 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2204 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1388,7 +1386,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2220 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2223 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1396,13 +1394,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2242 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2245 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2255 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2258 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1423,7 +1421,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2296 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2299 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1443,7 +1441,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2328 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2331 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1451,14 +1449,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2347 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2350 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2362 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2365 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1484,7 +1482,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2416 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2419 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1497,7 +1495,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2451 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2454 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1505,7 +1503,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2469 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2472 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1516,7 +1514,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2487 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2490 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1527,7 +1525,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2505 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2508 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1537,7 +1535,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2522 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2525 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1549,7 +1547,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2550 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2553 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1559,14 +1557,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2603 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2606 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2619 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2622 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1612,48 +1610,48 @@ const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 15
 const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1564, run: r_elicitation_response };
 const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1589, run: r_agent_request_failed };
 const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1625, run: r_cursor_ask_question };
-const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1657, run: r_cursor_ask_question_answer };
-const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1690, run: r_cursor_create_plan };
-const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1722, run: r_cursor_create_plan_answer };
-const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1744, run: r_cursor_update_todos };
-const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1766, run: r_cursor_task_completed };
-const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1798, run: r_cursor_task };
-const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1827, run: r_cursor_generate_image };
-const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1856, run: r_qwen_prompt_suggestion };
-const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1869, run: r_qwen_mode_update };
-const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1883, run: r_qwen_model_update };
-const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1900, run: r_qwen_drain_queue_answer_items };
-const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 1924, run: r_qwen_drain_queue_answer };
-const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 1950, run: r_extension_notification };
-const ROW_extension_request: Row = { rule: "acp#extension-request", line: 1965, run: r_extension_request };
-const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 1978, run: r_extension_request_answer };
-const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 1994, run: r_client_extension_request };
-const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2007, run: r_client_extension_answer };
-const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2023, run: r_client_extension_notification };
-const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2038, run: r_prompt_ends_replayed_turn };
-const ROW_prompt: Row = { rule: "acp#prompt", line: 2066, run: r_prompt };
-const ROW_load: Row = { rule: "acp#load", line: 2110, run: r_load };
-const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2125, run: r_auth_status_update };
-const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2138, run: r_tool_call_cancel };
-const ROW_cancel: Row = { rule: "acp#cancel", line: 2157, run: r_cancel };
-const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2176, run: r_initialize_response_v2 };
-const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2201, run: r_initialize_response };
-const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2220, run: r_authenticate_failed };
-const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2242, run: r_authenticate_response };
-const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2255, run: r_session_new_response };
-const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2296, run: r_session_fork_response };
-const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2328, run: r_session_set_title_response };
-const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2347, run: r_auth_status_response };
-const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2362, run: r_session_load_response };
-const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2416, run: r_session_load_failed };
-const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2451, run: r_session_close_response };
-const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2469, run: r_set_mode_response };
-const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2487, run: r_set_model_response };
-const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2505, run: r_set_config_option_response };
-const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2522, run: r_prompt_failed };
-const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2550, run: r_prompt_response };
-const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2603, run: r_client_request_unsupported };
-const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2619, run: r_client_request_failed };
+const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1660, run: r_cursor_ask_question_answer };
+const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1693, run: r_cursor_create_plan };
+const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1725, run: r_cursor_create_plan_answer };
+const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1747, run: r_cursor_update_todos };
+const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1769, run: r_cursor_task_completed };
+const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1801, run: r_cursor_task };
+const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1830, run: r_cursor_generate_image };
+const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1859, run: r_qwen_prompt_suggestion };
+const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1872, run: r_qwen_mode_update };
+const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1886, run: r_qwen_model_update };
+const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1903, run: r_qwen_drain_queue_answer_items };
+const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 1927, run: r_qwen_drain_queue_answer };
+const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 1953, run: r_extension_notification };
+const ROW_extension_request: Row = { rule: "acp#extension-request", line: 1968, run: r_extension_request };
+const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 1981, run: r_extension_request_answer };
+const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 1997, run: r_client_extension_request };
+const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2010, run: r_client_extension_answer };
+const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2026, run: r_client_extension_notification };
+const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2041, run: r_prompt_ends_replayed_turn };
+const ROW_prompt: Row = { rule: "acp#prompt", line: 2069, run: r_prompt };
+const ROW_load: Row = { rule: "acp#load", line: 2113, run: r_load };
+const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2128, run: r_auth_status_update };
+const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2141, run: r_tool_call_cancel };
+const ROW_cancel: Row = { rule: "acp#cancel", line: 2160, run: r_cancel };
+const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2179, run: r_initialize_response_v2 };
+const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2204, run: r_initialize_response };
+const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2223, run: r_authenticate_failed };
+const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2245, run: r_authenticate_response };
+const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2258, run: r_session_new_response };
+const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2299, run: r_session_fork_response };
+const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2331, run: r_session_set_title_response };
+const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2350, run: r_auth_status_response };
+const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2365, run: r_session_load_response };
+const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2419, run: r_session_load_failed };
+const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2454, run: r_session_close_response };
+const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2472, run: r_set_mode_response };
+const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2490, run: r_set_model_response };
+const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2508, run: r_set_config_option_response };
+const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2525, run: r_prompt_failed };
+const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2553, run: r_prompt_response };
+const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2606, run: r_client_request_unsupported };
+const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2622, run: r_client_request_failed };
 const PICK_NOTIFICATION_SESSION_UPDATE_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_2: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_thought_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_3: readonly Row[] = [ROW_user_message_chunk_replayed_closes_turn, ROW_user_message_chunk_replayed_opens_turn, ROW_user_message_chunk_history_marker, ROW_user_message_chunk_replayed_ends_turn, ROW_user_message_chunk_replayed_starts_turn, ROW_user_message_chunk];
@@ -1843,23 +1841,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2637)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2640)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2643)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2646)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2649)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2652)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2655)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2658)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2661)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2665)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2668)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2671)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2674)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2677)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2680)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2683)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2686)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2689)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2640)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2643)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2646)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2649)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2652)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2655)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2658)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2661)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2664)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2668)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2671)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2674)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2677)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2680)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2683)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2686)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2689)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2692)",
   },
 };

@@ -13,7 +13,7 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 c508a259403cc5f190f85bc8a7a212cb949bece1349c1ab3db4e2c481ffcf125
+// Mapping table mappings/claude-sdk.yaml: sha256 0db7845f34e6101a9eeed6245c316f0bff51604906eb1de11149979a5610511c
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
@@ -1502,16 +1502,19 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   cx.ref(ID_request_close, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
   cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
   cx.setVarAt(`permission`, null);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", {
-    requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: ((cx.state("request", "requestType") === "tool_user_input" ? h_questions.answeredOrCancelled(h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ")) : undefined) ?? map_decision("allow")),
-    answers: (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined),
-    resolution: m,
-  });
+  if (cx.wasOpen("request")) {
+    const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
+    cx.emit("request.resolved", {
+      requestType: (cx.state("request", "requestType") ?? "unknown"),
+      decision: ((cx.state("request", "requestType") === "tool_user_input" ? h_questions.answeredOrCancelled(s_answered) : undefined) ?? map_decision("allow")),
+      answers: s_answered,
+      resolution: m,
+    });
+  }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2158 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2161 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1529,7 +1532,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2185 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2188 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1545,7 +1548,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2209 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2212 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1569,7 +1572,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2240 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2243 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1583,7 +1586,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2265 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2268 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1597,7 +1600,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2290 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2293 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1611,7 +1614,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2315 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2318 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, ((m.channel === "permission" ? cx.varAt(`permission`) : undefined) ?? (m.channel === "elicitation" ? cx.varAt(`elicitation`) : undefined) ?? (m.channel === "userDialog" ? cx.varAt(`userDialog`) : undefined)));
@@ -1628,7 +1631,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2346 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2349 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1645,13 +1648,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2391 — control interrupt */
+/** mappings/claude-sdk.yaml:2394 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2402 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2405 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1678,7 +1681,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2427 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2430 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1711,7 +1714,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2455 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2458 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1726,21 +1729,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2483 — wire control_request */
+/** mappings/claude-sdk.yaml:2486 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2496 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2499 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2511 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2514 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1754,7 +1757,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2536 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2539 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1768,23 +1771,26 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2561 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2564 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_request_close_2, m.response?.request_id);
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", {
-    requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? h_questions.answeredOrCancelled(h_questions.answersFromText((m.response?.response as any)?.updatedInput?.questions, (m.response?.response as any)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ")) : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
-    answers: (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText((m.response?.response as any)?.updatedInput?.questions, (m.response?.response as any)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined),
-    resolution: m.response?.response,
-  });
+  if (cx.wasOpen("request")) {
+    const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText((m.response?.response as any)?.updatedInput?.questions, (m.response?.response as any)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
+    cx.emit("request.resolved", {
+      requestType: (cx.state("request", "requestType") ?? "unknown"),
+      decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? h_questions.answeredOrCancelled(s_answered) : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
+      answers: s_answered,
+      resolution: m.response?.response,
+    });
+  }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2583 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2589 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1798,14 +1804,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2607 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2613 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2621 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2627 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1891,26 +1897,26 @@ const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2
 const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2077, run: r_prompt_suggestion };
 const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2090, run: r_permission_request };
 const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2133, run: r_permission_allow };
-const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2158, run: r_permission_deny_interrupt };
-const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2185, run: r_permission_deny };
-const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2209, run: r_elicitation_request };
-const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2240, run: r_elicitation_result };
-const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2265, run: r_user_dialog_request };
-const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2290, run: r_user_dialog_result };
-const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2315, run: r_answered_elsewhere };
-const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2346, run: r_step_background_completed };
-const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2391, run: r_control_interrupt };
-const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2402, run: r_wire_can_use_tool };
-const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2427, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
-const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2455, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
-const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2483, run: r_wire_interrupt };
-const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2496, run: r_wire_control_command };
-const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2511, run: r_wire_elicitation_answer };
-const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2536, run: r_wire_dialog_answer };
-const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2561, run: r_wire_permission_answer };
-const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2583, run: r_wire_control_error };
-const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2607, run: r_wire_control_result };
-const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2621, run: r_wire_cancel };
+const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2161, run: r_permission_deny_interrupt };
+const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2188, run: r_permission_deny };
+const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2212, run: r_elicitation_request };
+const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2243, run: r_elicitation_result };
+const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2268, run: r_user_dialog_request };
+const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2293, run: r_user_dialog_result };
+const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2318, run: r_answered_elsewhere };
+const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2349, run: r_step_background_completed };
+const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2394, run: r_control_interrupt };
+const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2405, run: r_wire_can_use_tool };
+const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2430, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
+const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2458, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
+const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2486, run: r_wire_interrupt };
+const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2499, run: r_wire_control_command };
+const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2514, run: r_wire_elicitation_answer };
+const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2539, run: r_wire_dialog_answer };
+const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2564, run: r_wire_permission_answer };
+const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2589, run: r_wire_control_error };
+const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2613, run: r_wire_control_result };
+const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2627, run: r_wire_cancel };
 const PICK_MESSAGE_SYSTEM_1: readonly Row[] = [ROW_system_init];
 const PICK_MESSAGE_SYSTEM_2: readonly Row[] = [ROW_system_status];
 const PICK_MESSAGE_SYSTEM_3: readonly Row[] = [ROW_system_compact_boundary];
@@ -2188,9 +2194,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2642)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2647)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2651)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2648)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2653)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2657)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-// Mapping table mappings/codex-eventmsg.yaml: sha256 5fa1532be8d62775e7f7d719cf040a303deb0f53f70b0ed52634465ab4ff7893
+// Mapping table mappings/codex-eventmsg.yaml: sha256 7ea51908e2b0a28b81ec73a5d4ec40efa2448a3970b84c35c0b4c37a1985eefb
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
@@ -1176,19 +1176,13 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_request_open_2, m.call_id);
-  cx.emit("user-input.requested", {
-    questions: h_questions.questionsOf(m.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" }),
-    data: m.questions,
-  });
-  cx.emit("request.opened", {
-    requestType: "tool_user_input",
-    args: m,
-    questions: h_questions.questionsOf(m.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" }),
-  });
+  const s_asked = h_questions.questionsOf(m.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" });
+  cx.emit("user-input.requested", { questions: s_asked, data: m.questions });
+  cx.emit("request.opened", { requestType: "tool_user_input", args: m, questions: s_asked });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1806 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1809 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1197,7 +1191,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1822 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1825 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1211,7 +1205,7 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1844 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1847 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1239,7 +1233,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1885 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1888 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1252,7 +1246,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1900 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1903 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1276,7 +1270,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1962 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1965 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1293,7 +1287,7 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1981 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1984 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1313,7 +1307,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2007 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2010 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1322,7 +1316,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2021 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2024 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1337,7 +1331,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2039 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2042 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1350,7 +1344,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2054 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2057 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1366,7 +1360,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2074 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2077 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1387,7 +1381,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2099 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2102 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1405,7 +1399,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2125 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2128 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1429,7 +1423,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2154 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2157 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1437,7 +1431,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2167 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2170 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1449,19 +1443,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2180 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2183 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2192 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2195 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2205 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2208 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1480,7 +1474,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2227 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2230 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1490,14 +1484,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2248 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2251 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2261 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2264 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1505,7 +1499,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2276 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2279 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1513,21 +1507,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2292 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2295 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2305 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2308 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2320 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2323 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1547,7 +1541,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2337 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2340 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1561,7 +1555,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2354 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2357 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1576,7 +1570,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2376 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2379 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1591,7 +1585,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2394 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2397 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1606,7 +1600,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2414 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2417 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1620,7 +1614,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2431 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2434 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1634,7 +1628,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2449 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2452 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1649,7 +1643,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2467 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2470 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1664,7 +1658,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2486 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2489 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1679,7 +1673,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2504 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2507 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1694,7 +1688,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2525 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2528 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1709,7 +1703,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2543 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2546 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1724,7 +1718,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2562 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2565 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1801,45 +1795,45 @@ const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-req
 const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1740, run: r_apply_patch_approval_request };
 const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1762, run: r_request_permissions };
 const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1778, run: r_request_user_input };
-const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1806, run: r_elicitation_request };
-const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1822, run: r_elicitation_abandoned };
-const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 1844, run: r_patch_apply_begin };
-const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 1885, run: r_patch_apply_updated };
-const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 1900, run: r_patch_apply_end };
-const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1962, run: r_mcp_tool_call_begin };
-const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 1981, run: r_mcp_tool_call_end };
-const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2007, run: r_web_search_begin };
-const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2021, run: r_web_search_end };
-const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2039, run: r_image_generation_begin };
-const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2054, run: r_image_generation_end };
-const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2074, run: r_view_image_tool_call };
-const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2099, run: r_dynamic_tool_call_request };
-const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2125, run: r_dynamic_tool_call_response };
-const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2154, run: r_hook_started };
-const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2167, run: r_hook_completed };
-const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2180, run: r_mcp_startup_update };
-const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2192, run: r_mcp_startup_complete };
-const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2205, run: r_entered_review_mode };
-const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2227, run: r_exited_review_mode };
-const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2248, run: r_realtime_conversation_started };
-const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2261, run: r_realtime_conversation_audio };
-const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2276, run: r_realtime_conversation_error };
-const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2292, run: r_realtime_conversation_item };
-const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2305, run: r_realtime_conversation_closed };
-const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2320, run: r_guardian_assessment };
-const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2337, run: r_collab_agent_spawn_begin };
-const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2354, run: r_collab_agent_spawn_end };
-const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2376, run: r_collab_agent_interaction_begin };
-const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2394, run: r_collab_agent_interaction_end };
-const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2414, run: r_collab_waiting_begin };
-const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2431, run: r_collab_waiting_end };
-const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2449, run: r_collab_close_begin };
-const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2467, run: r_collab_close_end };
-const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2486, run: r_collab_resume_begin };
-const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2504, run: r_collab_resume_end };
-const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2525, run: r_sub_agent_activity_started };
-const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2543, run: r_sub_agent_activity_ended };
-const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2562, run: r_sub_agent_activity };
+const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1809, run: r_elicitation_request };
+const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1825, run: r_elicitation_abandoned };
+const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 1847, run: r_patch_apply_begin };
+const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 1888, run: r_patch_apply_updated };
+const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 1903, run: r_patch_apply_end };
+const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1965, run: r_mcp_tool_call_begin };
+const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 1984, run: r_mcp_tool_call_end };
+const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2010, run: r_web_search_begin };
+const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2024, run: r_web_search_end };
+const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2042, run: r_image_generation_begin };
+const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2057, run: r_image_generation_end };
+const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2077, run: r_view_image_tool_call };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2102, run: r_dynamic_tool_call_request };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2128, run: r_dynamic_tool_call_response };
+const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2157, run: r_hook_started };
+const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2170, run: r_hook_completed };
+const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2183, run: r_mcp_startup_update };
+const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2195, run: r_mcp_startup_complete };
+const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2208, run: r_entered_review_mode };
+const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2230, run: r_exited_review_mode };
+const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2251, run: r_realtime_conversation_started };
+const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2264, run: r_realtime_conversation_audio };
+const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2279, run: r_realtime_conversation_error };
+const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2295, run: r_realtime_conversation_item };
+const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2308, run: r_realtime_conversation_closed };
+const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2323, run: r_guardian_assessment };
+const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2340, run: r_collab_agent_spawn_begin };
+const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2357, run: r_collab_agent_spawn_end };
+const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2379, run: r_collab_agent_interaction_begin };
+const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2397, run: r_collab_agent_interaction_end };
+const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2417, run: r_collab_waiting_begin };
+const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2434, run: r_collab_waiting_end };
+const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2452, run: r_collab_close_begin };
+const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2470, run: r_collab_close_end };
+const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2489, run: r_collab_resume_begin };
+const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2507, run: r_collab_resume_end };
+const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2528, run: r_sub_agent_activity_started };
+const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2546, run: r_sub_agent_activity_ended };
+const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2565, run: r_sub_agent_activity };
 const PICK_EVENT_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_agent_message_restored, ROW_item_completed_restored, ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_reasoning_restored, ROW_item_completed_restored, ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_plan_restored, ROW_item_completed_restored, ROW_item_completed_plan, ROW_item_completed];
@@ -2020,14 +2014,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2578)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2581)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2584)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2587)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2590)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2593)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2596)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2599)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2581)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2584)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2587)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2590)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2593)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2596)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2599)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2602)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-// Mapping table mappings/opencode.yaml: sha256 c0377b6394c81273e9a0bda618f6833a88e991f215219aa97889cd4755261b11
+// Mapping table mappings/opencode.yaml: sha256 57c7c66497d6cb7aae9670fc99057af491aecf832f4d298a614d6b4e4a5965c4
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
@@ -862,20 +862,18 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.ref(ID_item_use_2, cx.varAt(`call:${m.properties?.tool?.callID}`));
   cx.ref(ID_request_open, m.properties?.id);
-  if (cx.isNew("request")) cx.emit("user-input.requested", {
-    questions: h_questions.questionsOf(m.properties?.questions, { id: "#", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiple", freeText: "custom", freeTextDefault: true }),
-    data: m.properties?.questions,
-  });
+  const s_asked = h_questions.questionsOf(m.properties?.questions, { id: "#", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiple", freeText: "custom", freeTextDefault: true });
+  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: s_asked, data: m.properties?.questions });
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: str(m.properties?.questions?.[0]?.question),
     args: m.properties,
-    questions: h_questions.questionsOf(m.properties?.questions, { id: "#", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiple", freeText: "custom", freeTextDefault: true }),
+    questions: s_asked,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:1110 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1113 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -893,7 +891,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1134 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1137 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -948,8 +946,8 @@ const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", lin
 const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1036, run: r_permission_replied };
 const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1059, run: r_permission_v2_replied };
 const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1077, run: r_question_asked };
-const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1110, run: r_question_replied };
-const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1134, run: r_question_rejected };
+const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1113, run: r_question_replied };
+const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1137, run: r_question_rejected };
 const PICK_EVENT_SESSION_STATUS_1: readonly Row[] = [ROW_status_idle, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_2: readonly Row[] = [ROW_status_retry, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_OTHER: readonly Row[] = [ROW_status_busy];
@@ -1137,15 +1135,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1156)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1159)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1162)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1165)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1168)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1171)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1174)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1177)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1180)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1159)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1162)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1165)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1168)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1171)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1174)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1177)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1180)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1183)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },
