@@ -23,7 +23,7 @@ import { claudeSdkDriver } from "./drivers/claude-sdk.js";
 import { acpDriver, isAcpAgent, ACP_PRESETS } from "./drivers/acp.js";
 import { InvalidOptionError } from "../errors.js";
 import { LiveError, LIVE_ERROR_CODES } from "./errors.js";
-import type { AcpPreset, ConnectOptions, DriverFactory, LiveAgent, LiveAgentName, LiveSession, StoredSessionInfo, Frame } from "./types.js";
+import type { AcpPreset, ConnectOptions, DriverFactory, LiveAgent, LiveAgentName, LiveSession, StoredSessionInfo, Frame, Driver, ResolvedOptions } from "./types.js";
 
 /** The drivers, by agent name (the ACP presets share the ACP driver). */
 export const DRIVERS: Readonly<Record<LiveAgentName, DriverFactory>> = {
@@ -63,14 +63,9 @@ export async function connect(options: ConnectOptions): Promise<LiveSession> {
  * START_FAILED / TIMEOUT as connect(). Warnings (a list cut, an entry without an id) go to `onStderr`.
  */
 export async function listStoredSessions(options: ConnectOptions & { all?: boolean }): Promise<StoredSessionInfo[]> {
-  const factory = options && typeof options === "object" ? driverFor(options.agent) : undefined;
-  if (!factory) throw new InvalidOptionError("agent", `listStoredSessions: unknown agent ${JSON.stringify(options?.agent)}; agents: ${LIVE_AGENTS.join(", ")}, or { acp: { command, args?, env? } }`);
-  const o = resolveOptions(options, factory);
-  const log = (line: string) => { try { o.onStderr?.(line); } catch { /* the callback's own problem */ } };
-  const driver = factory.create({ frame: () => [], host: () => undefined, warn: (m) => log(`agentnorm: ${m}`), gate: () => undefined, log }, o);
-  if (!driver.storedSessions) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${agentName(factory.agent)}: the agent does not list its sessions (only ACP agents offering a session list do)`);
+  const { driver, o } = sessionlessDriver("listStoredSessions", options, "the agent does not list its sessions (only ACP agents offering a session list do)");
   // each request is bounded by the request timeout, and the agent's process is stopped however the list ends
-  return driver.storedSessions(options.all ? undefined : o.cwd);
+  return driver.storedSessions!(options.all ? undefined : o.cwd);
 }
 
 /**
@@ -79,16 +74,26 @@ export async function listStoredSessions(options: ConnectOptions & { all?: boole
  * ids (those connect({ resume }) gives it). Rejects as listStoredSessions.
  */
 export async function readStoredSession(options: ConnectOptions, providerSessionId: string): Promise<CanonicalEvent[]> {
-  const factory = options && typeof options === "object" ? driverFor(options.agent) : undefined;
-  if (!factory) throw new InvalidOptionError("agent", `readStoredSession: unknown agent ${JSON.stringify(options?.agent)}; agents: ${LIVE_AGENTS.join(", ")}, or { acp: { command, args?, env? } }`);
   if (typeof providerSessionId !== "string" || providerSessionId === "") throw new InvalidOptionError("providerSessionId", "readStoredSession: the session id must be a non-empty string");
-  const o = resolveOptions(options, factory);
-  const log = (line: string) => { try { o.onStderr?.(line); } catch { /* the callback's own problem */ } };
-  const driver = factory.create({ frame: () => [], host: () => undefined, warn: (m) => log(`agentnorm: ${m}`), gate: () => undefined, log }, o);
-  if (!driver.storedSessions) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${agentName(factory.agent)}: its stored sessions are read from disk (agentnorm/sessions' openSession), not through the agent`);
+  const { driver, o, factory } = sessionlessDriver("readStoredSession", options, "its stored sessions are read from disk (agentnorm/sessions' openSession), not through the agent");
   const tap = o.onFrame ? (f: Frame) => { try { o.onFrame!({ ...f, history: true }); } catch { /* the tap's own problem */ } } : undefined;
   const h = await readHistory(driver, providerSessionId, tap);
   return historyEvents(h.surface, h.frames, factory.agent, providerSessionId);
+}
+
+/**
+ * A driver made without starting a session, for the calls that run the agent in a process of their own
+ * (storedSessions, history); UNSUPPORTED (`unsupported`, after the agent's name) for a driver that has no
+ * storedSessions.
+ */
+function sessionlessDriver(caller: string, options: ConnectOptions, unsupported: string): { driver: Driver; o: ResolvedOptions; factory: DriverFactory } {
+  const factory = options && typeof options === "object" ? driverFor(options.agent) : undefined;
+  if (!factory) throw new InvalidOptionError("agent", `${caller}: unknown agent ${JSON.stringify(options?.agent)}; agents: ${LIVE_AGENTS.join(", ")}, or { acp: { command, args?, env? } }`);
+  const o = resolveOptions(options, factory);
+  const log = (line: string) => { try { o.onStderr?.(line); } catch { /* the callback's own problem */ } };
+  const driver = factory.create({ frame: () => [], host: () => undefined, warn: (m) => log(`agentnorm: ${m}`), gate: () => undefined, log }, o);
+  if (!driver.storedSessions) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${agentName(factory.agent)}: ${unsupported}`);
+  return { driver, o, factory };
 }
 
 export { LiveError, LIVE_ERROR_CODES } from "./errors.js";

@@ -402,11 +402,12 @@ class AcpDriver implements Driver {
     return [...this.terminals.values()].map((t) => t.child.pid!).filter((p) => p !== undefined);
   }
 
-  async history(sessionId: string, tap?: (f: Frame) => void): Promise<{ surface: string; frames: Frame[]; raw?: Frame[] }> {
-    const noLoad = () => new LiveError(LIVE_ERROR_CODES.AGENT_ERROR, `${this.o.bin}: the agent cannot load a stored session (its initialize does not offer loadSession)`);
-    if (this.init && !this.init.agentCapabilities?.loadSession) throw noLoad();
-    // a second process of the agent (this driver's own need not run): initialize + session/load; the replay is the history
-    const frames: Frame[] = [];
+  /**
+   * A call in a process of the agent's own, beside this driver's (which need not run): the process is started,
+   * initialized, given to `use`, and stopped however `use` ends. The agent's requests on that connection (none
+   * expected) are refused; every frame goes to `onFrame`.
+   */
+  private async aside(onFrame: ((dir: "in" | "out", message: JsonRpcMessage) => void) | undefined, done: string, use: (peer: JsonRpcPeer, init: InitializeResult | undefined) => Promise<void>): Promise<void> {
     const [cmd, args] = this.commandLine();
     const child = await startChild(cmd, args, { cwd: this.o.cwd, env: this.env, stdin: true, onStderr: (l) => this.host.log(l) });
     let peer: JsonRpcPeer | undefined;
@@ -414,10 +415,7 @@ class AcpDriver implements Driver {
       version: true,
       onFrame: (dir, message) => {
         if (typeof message !== "object") return;
-        frames.push({ dir, message });
-        // the tap sees each frame as it crosses, so a load that fails still shows what the agent said
-        if (tap) { try { tap({ dir, message }); } catch { /* the tap's own problem */ } }
-        // the agent's requests on this connection (none expected) are refused
+        onFrame?.(dir, message);
         if (dir === "in" && message.method !== undefined && message.id !== undefined && message.id !== null) {
           try { peer!.send({ id: message.id, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method}` } }); } catch { /* exited */ }
         }
@@ -425,13 +423,26 @@ class AcpDriver implements Driver {
     });
     void child.exited.then((x) => peer!.close(`${this.o.bin} ${describeExit(x)}`));
     try {
-      const init = await peer.request<InitializeResult>("initialize", this.initializeParams(), this.o.timeouts.requestMs);
-      if (!init?.agentCapabilities?.loadSession) throw noLoad();
-      await peer.request("session/load", { sessionId, cwd: this.o.cwd, mcpServers: [] }, this.o.timeouts.requestMs);
+      await use(peer, await peer.request<InitializeResult>("initialize", this.initializeParams(), this.o.timeouts.requestMs));
     } finally {
       await child.stop(0, 1000);
-      peer.close("the history was read");
+      peer.close(done);
     }
+  }
+
+  async history(sessionId: string, tap?: (f: Frame) => void): Promise<{ surface: string; frames: Frame[]; raw?: Frame[] }> {
+    const noLoad = () => new LiveError(LIVE_ERROR_CODES.AGENT_ERROR, `${this.o.bin}: the agent cannot load a stored session (its initialize does not offer loadSession)`);
+    if (this.init && !this.init.agentCapabilities?.loadSession) throw noLoad();
+    // a second process of the agent (this driver's own need not run): initialize + session/load; the replay is the history
+    const frames: Frame[] = [];
+    await this.aside((dir, message) => {
+      frames.push({ dir, message });
+      // the tap sees each frame as it crosses, so a load that fails still shows what the agent said
+      if (tap) { try { tap({ dir, message }); } catch { /* the tap's own problem */ } }
+    }, "the history was read", async (peer, init) => {
+      if (!init?.agentCapabilities?.loadSession) throw noLoad();
+      await peer.request("session/load", { sessionId, cwd: this.o.cwd, mcpServers: [] }, this.o.timeouts.requestMs);
+    });
     return { surface: "acp", frames, ...(tap ? { raw: [] } : {}) };
   }
 
@@ -441,22 +452,8 @@ class AcpDriver implements Driver {
    * `STORED_PAGES`; beyond that a warning says the list was cut).
    */
   async storedSessions(cwd: string | undefined): Promise<StoredSessionInfo[]> {
-    const [cmd, args] = this.commandLine();
-    const child = await startChild(cmd, args, { cwd: this.o.cwd, env: this.env, stdin: true, onStderr: (l) => this.host.log(l) });
-    let peer: JsonRpcPeer | undefined;
-    peer = new JsonRpcPeer(child.proc.stdout!, child.proc.stdin!, {
-      version: true,
-      onFrame: (dir, message) => {
-        // the agent's requests on this connection (none expected) are refused
-        if (dir === "in" && typeof message === "object" && message.method !== undefined && message.id !== undefined && message.id !== null) {
-          try { peer!.send({ id: message.id, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method}` } }); } catch { /* exited */ }
-        }
-      },
-    });
-    void child.exited.then((x) => peer!.close(`${this.o.bin} ${describeExit(x)}`));
     const out: StoredSessionInfo[] = [];
-    try {
-      const init = await peer.request<InitializeResult>("initialize", this.initializeParams(), this.o.timeouts.requestMs);
+    await this.aside(undefined, "the list was read", async (peer, init) => {
       if (!init?.agentCapabilities?.sessionCapabilities?.list) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${this.o.bin}: the agent does not list its sessions (its initialize does not offer sessionCapabilities.list)`);
       let cursor: string | undefined;
       for (let page = 0; ; page++) {
@@ -475,10 +472,7 @@ class AcpDriver implements Driver {
         if (typeof r?.nextCursor !== "string" || r.nextCursor === "") break;
         cursor = r.nextCursor;
       }
-    } finally {
-      await child.stop(0, 1000);
-      peer.close("the list was read");
-    }
+    });
     return out;
   }
 
