@@ -10,6 +10,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { codexLines } from "./codex-stream.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => { const i = args.indexOf(name); return i >= 0 ? Number(args[i + 1]) : dflt; };
@@ -19,35 +20,13 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLI = join(ROOT, "dist/pkg/cli.js");
 const MB = 1024 * 1024;
 
-const T = "019a0000-0000-7000-8000-00000000aaaa";
-/** One turn of the stream: an answer in five deltas, a command and its output (12 lines with the turn's start and end). */
-function turnLines(i: number, text: string): string[] {
-  const turnId = `turn-${i}`;
-  const out = [
-    { method: "turn/started", params: { threadId: T, turn: { id: turnId, items: [], status: "inProgress" } } },
-    { method: "item/started", params: { threadId: T, turnId, startedAtMs: 1, item: { type: "agentMessage", id: `m-${i}`, text: "" } } },
-  ];
-  for (let k = 0; k < 5; k++) out.push({ method: "item/agentMessage/delta", params: { threadId: T, turnId, itemId: `m-${i}`, delta: text } } as never);
-  out.push(
-    { method: "item/completed", params: { threadId: T, turnId, completedAtMs: 2, item: { type: "agentMessage", id: `m-${i}`, text: text.repeat(5) } } } as never,
-    { method: "item/started", params: { threadId: T, turnId, startedAtMs: 1, item: { type: "commandExecution", id: `c-${i}`, command: "ls", status: "inProgress" } } } as never,
-    { method: "item/commandExecution/outputDelta", params: { threadId: T, turnId, itemId: `c-${i}`, delta: text } } as never,
-    { method: "item/completed", params: { threadId: T, turnId, completedAtMs: 2, item: { type: "commandExecution", id: `c-${i}`, command: "ls", status: "completed", aggregatedOutput: text, exitCode: 0 } } } as never,
-    { method: "turn/completed", params: { threadId: T, turn: { id: turnId, items: [], status: "completed" } } } as never,
-  );
-  return out.map((m) => JSON.stringify(m));
-}
-
 async function writeStream(file: string): Promise<{ bytes: number; lines: number }> {
-  const text = "lorem ipsum dolor sit amet ".repeat(60).slice(0, 1100);
   const w = createWriteStream(file);
   let bytes = 0, lines = 0;
-  const put = (l: string) => { bytes += Buffer.byteLength(l) + 1; lines++; return w.write(l + "\n"); };
-  put(JSON.stringify({ method: "thread/started", params: { thread: { id: T } } }));
-  for (let i = 0; i < TURNS; i++) {
-    let ok = true;
-    for (const l of turnLines(i, text)) ok = put(l) && ok;
-    if (!ok) await new Promise<void>((r) => w.once("drain", () => r()));
+  for (const l of codexLines(TURNS, 1100)) {
+    bytes += Buffer.byteLength(l) + 1;
+    lines++;
+    if (!w.write(l + "\n")) await new Promise<void>((r) => w.once("drain", () => r()));
   }
   await new Promise<void>((r, j) => w.end((e?: Error | null) => (e ? j(e) : r())));
   return { bytes, lines };

@@ -15,6 +15,7 @@ import { jsonChunks, viewerHtml } from "../src/view/html.js";
 import { cutNotice } from "../src/view/labels.js";
 import { MAX_NESTING } from "../src/normalize/nesting.js";
 import { embeddedData } from "./support/viewer.js";
+import { codexLines, CODEX_THREAD as T } from "../bench/codex-stream.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const DIST = join(ROOT, "dist/src/cli/cli.js");
@@ -35,23 +36,6 @@ const deepArray = `{"method":"x","params":${"[".repeat(DEEP)}${"]".repeat(DEEP)}
 /** A stack trace, or the CLI's last-resort report of an exception it did not expect. */
 const CRASH = /internal error|RangeError|Maximum call stack|^\s+at /m;
 
-const T = "019a0000-0000-7000-8000-00000000aaaa";
-/** A Codex app-server stream: a thread, then `turns` turns of an answer (`deltas` deltas of `size` characters) and a command. */
-function* codexLines(turns: number, size = 200, deltas = 5): Generator<string> {
-  const text = "lorem ipsum dolor sit amet ".repeat(Math.ceil(size / 27)).slice(0, size);
-  yield JSON.stringify({ method: "thread/started", params: { thread: { id: T } } });
-  for (let i = 0; i < turns; i++) {
-    const turnId = `turn-${i}`;
-    yield JSON.stringify({ method: "turn/started", params: { threadId: T, turn: { id: turnId, items: [], status: "inProgress" } } });
-    yield JSON.stringify({ method: "item/started", params: { threadId: T, turnId, startedAtMs: 1, item: { type: "agentMessage", id: `m-${i}`, text: "" } } });
-    for (let k = 0; k < deltas; k++) yield JSON.stringify({ method: "item/agentMessage/delta", params: { threadId: T, turnId, itemId: `m-${i}`, delta: text } });
-    yield JSON.stringify({ method: "item/completed", params: { threadId: T, turnId, completedAtMs: 2, item: { type: "agentMessage", id: `m-${i}`, text: text.repeat(deltas) } } });
-    yield JSON.stringify({ method: "item/started", params: { threadId: T, turnId, startedAtMs: 1, item: { type: "commandExecution", id: `c-${i}`, command: "ls", status: "inProgress" } } });
-    yield JSON.stringify({ method: "item/commandExecution/outputDelta", params: { threadId: T, turnId, itemId: `c-${i}`, delta: text } });
-    yield JSON.stringify({ method: "item/completed", params: { threadId: T, turnId, completedAtMs: 2, item: { type: "commandExecution", id: `c-${i}`, command: "ls", status: "completed", aggregatedOutput: text, exitCode: 0 } } });
-    yield JSON.stringify({ method: "turn/completed", params: { threadId: T, turn: { id: turnId, items: [], status: "completed" } } });
-  }
-}
 const codex = (turns: number, size?: number, deltas?: number) => [...codexLines(turns, size, deltas)].join("\n") + "\n";
 const turnStarts = (evs: { type: string; providerRefs?: Record<string, string> }[]) => evs.filter((e) => e.type === "turn.started").map((e) => e.providerRefs?.providerTurnId);
 
