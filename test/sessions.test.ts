@@ -148,6 +148,29 @@ describe("sessions interleaved in one stream stay apart", () => {
     expect(out.filter((e) => e.type === "runtime.warning")).toEqual([]);
   });
 
+  it("a prompt naming a session the stream has not named, while another session is current, is a session of its own: a second session's first prompt, and a resume mid-stream the agent goes on under a new id", () => {
+    const init = (sid: string, uuid: string) => ({ type: "system", subtype: "init", cwd: "/w", session_id: sid, tools: [], mcp_servers: [], model: "m", permissionMode: "default", slash_commands: [], apiKeySource: "none", claude_code_version: "2.1.62", output_style: "default", uuid });
+    const prompt = (sid: string) => ({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: sid });
+    const result = (sid: string, uuid: string) => ({ type: "result", subtype: "success", is_error: false, duration_ms: 1, duration_api_ms: 1, num_turns: 1, result: "ok", stop_reason: "end_turn", total_cost_usd: 0, usage: {}, modelUsage: {}, permission_denials: [], uuid, session_id: sid });
+    const n = createNormalizer({ surface: "claude-sdk", ids: counterIds() });
+    const a = [...n.push(prompt("a"), { direction: "out" }), ...n.push(init("a", "u1"))];
+    // b's first prompt comes while a is current, before b's init; then a's result, then b's init under the same id
+    const b1 = n.push(prompt("b"), { direction: "out" });
+    const a2 = n.push(result("a", "r1"));
+    const b2 = [...n.push(init("b", "u2")), ...n.push(result("b", "r2"))];
+    // c resumes an old session mid-stream: the prompt names the old id, the agent goes on under a new one
+    const c = [...n.push(prompt("old"), { direction: "out" }), ...n.push(init("new", "u3")), ...n.push(result("new", "r3"))];
+    const ids = (evs: CanonicalEvent[]) => new Set(evs.map((e) => e.sessionId));
+    expect(ids([...a, ...a2])).toEqual(new Set([n.sessionId]));
+    expect(ids([...b1, ...b2]).size).toBe(1);
+    expect(ids([...b1, ...b2]).has(n.sessionId)).toBe(false);
+    expect(ids(c).size).toBe(1);
+    expect([...ids(c)][0]).not.toBe([...ids(b1)][0]);
+    expect(ids(c).has(n.sessionId)).toBe(false);
+    for (const evs of [[...a, ...a2], [...b1, ...b2], c]) expect(evs.filter((e) => e.type === "turn.started")).toHaveLength(1);
+    expect([...a, ...a2, ...b1, ...b2, ...c].filter((e) => e.type === "runtime.warning")).toEqual([]);
+  });
+
   it("codex-app-server: a subagent's thread (thread.parentThreadId) joins its parent's session; another thread on the connection is a session of its own", () => {
     const n = createNormalizer({ surface: "codex-app-server", ids: counterIds() });
     const thread = (id: string, parent?: string) => ({ method: "thread/started", params: { thread: { id, preview: "", ephemeral: false, modelProvider: "openai", createdAt: 1, updatedAt: 1, status: { type: "idle" }, path: null, cwd: "/w", cliVersion: "0.171.0", source: "cli", agentNickname: null, agentRole: null, gitInfo: null, name: null, turns: [], ...(parent ? { parentThreadId: parent } : {}) } } });

@@ -9,7 +9,11 @@
  * - a message naming a session id goes to that session's partition;
  * - a message naming none goes to the current one (the session of the last message that named one), a JSON-RPC
  *   response to the session its request went to; so does a message of the client naming a session the stream has
- *   not named yet (the agent's messages open sessions, the client's follow them);
+ *   not named yet while no session was named (the agent's messages open sessions, the client's follow them: a
+ *   resumed Claude session answers a prompt naming the old id under a new one);
+ * - a message of the client naming a session the stream has not named while another session is current opens a
+ *   session of its own (a second session's first prompt); the agent's next new id joins it, unless the agent
+ *   speaks in it under that id first;
  * - the first id the stream names binds the partition the stream started in (so a stream of one session, with or
  *   without ids, is mapped exactly as without routing: one canonical session, the normalizer's `sessionId`);
  * - an id first named together with a parent it belongs to (`parent`: a subagent's thread, an opencode child
@@ -54,6 +58,8 @@ export class Sessions<T = unknown> {
   current: Partition<T>;
   /** A session that said it goes on under a new id (`next`): the next new id joins it. */
   private renewed?: Partition<T>;
+  /** A session the client named first (`follow`), until the agent speaks in it or a new id of the agent's joins it. */
+  private asked?: Partition<T>;
   /** Partitions forgotten by the bound (not yet reported by the normalizer). */
   dropped: Partition<T>[] = [];
 
@@ -90,12 +96,25 @@ export class Sessions<T = unknown> {
     if (key === undefined) p = fallback && !fallback.gone ? fallback : this.current;
     else {
       p = this.byKey.get(key);
-      if (!p && follow) p = fallback && !fallback.gone ? fallback : this.current;
-      else if (!p) {
+      if (p && !follow && p === this.asked) this.asked = undefined; // the agent speaks in the session the client named
+      if (!p && follow) {
+        const to = fallback && !fallback.gone ? fallback : this.current;
+        if (to.keys.length === 0 || fallback) p = to;
+        else {
+          // The client names a session the stream has not named while another one is current (a second session's
+          // first prompt, a session loaded mid-stream): a session of its own, which the agent's next new id joins
+          // (a resumed session the agent goes on under a new id) unless the agent names this one first.
+          p = this.open(this.mint());
+          this.bind(key, p);
+          this.bound();
+          this.asked = p;
+        }
+      } else if (!p) {
         const parent = sessionKey(r?.parent);
         const joined = parent !== undefined && parent !== key ? this.byKey.get(parent) : undefined;
         if (joined) p = joined;
         else if (this.renewed && !this.renewed.gone) { p = this.renewed; this.renewed = undefined; }
+        else if (this.asked && !this.asked.gone) { p = this.asked; this.asked = undefined; }
         else if (this.all.length === 1 && this.all[0].keys.length === 0) p = this.all[0]; // the stream's first id
         else p = this.open(this.mint());
         this.bind(key, p);
