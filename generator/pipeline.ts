@@ -18,7 +18,6 @@ import { buildCompatibility, emitCoverageTest, emitExampleTests, emitUpstreamTyp
 import { loadTable, type StepIR, type TableIR } from "./tables.ts";
 import { UpstreamSchemas, type SchemaCache } from "./upstream.ts";
 import { checkProvenance } from "./provenance.ts";
-import { renderCompatibilityMarkdown as compatibilityMarkdown } from "../src/model/matrix.ts";
 import { withSourceFile } from "./project.ts";
 import { checkLiveAcrossTables, emitLive } from "./live.ts";
 
@@ -240,9 +239,9 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
   const compat = buildCompatibility(model, tables);
   const recorded = recordedAgents(root);
   if (recorded) compat.recorded = recorded;
+  // the matrix is committed once, as JSON (what the package ships); its Markdown rendering is made at build time
+  // (dist/COMPATIBILITY.md) and printed by `agentnorm matrix`
   files.set(`${GEN}/compatibility.json`, JSON.stringify(compat, null, 2) + "\n");
-  // the matrix is committed once, as JSON (what the package ships); the Markdown is its rendering, for readers
-  files.set(`${GEN}/COMPATIBILITY.md`, compatibilityMarkdown(compat));
   return { diagnostics: [], files };
 }
 

@@ -97,6 +97,10 @@ try {
 `);
 }
 
+// The compatibility matrix is committed once, as generated/compatibility.json; its Markdown rendering is made here.
+const { renderCompatibilityMarkdown } = await import(join(out, "compatibility.js"));
+writeFileSync(join(root, "dist/COMPATIBILITY.md"), renderCompatibilityMarkdown(JSON.parse(readFileSync(join(root, "generated/compatibility.json"), "utf8"))));
+
 if (process.argv.includes("--verbose")) {
   for (const [f, o] of Object.entries(outputs)) if (f.endsWith(".js")) console.error(`${f}: ${o.bytes} bytes`);
 }

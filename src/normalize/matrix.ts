@@ -1,7 +1,7 @@
 /**
  * The compatibility matrix, generated from the tables. It ships once, as `agentnorm/compatibility.json`; this module
- * reads it on first use (Node: through the package's own export) and renders it as Markdown. The Markdown renderer
- * is shared with the generator, so generated/COMPATIBILITY.md is exactly what compatibilityMarkdown() returns.
+ * reads it on first use (Node: through the package's own export) and renders it as Markdown (what `agentnorm matrix`
+ * prints and the build writes to dist/COMPATIBILITY.md).
  */
 import { createRequire } from "node:module";
 

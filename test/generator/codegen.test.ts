@@ -64,7 +64,6 @@ describe("determinism", () => {
       `generated/entries/${s}.gen.ts`,
     ]);
     const shared = [
-      "generated/COMPATIBILITY.md",
       "generated/answers.gen.ts",
       "generated/canonical.gen.ts",
       "generated/canonical.schema.json",
@@ -115,7 +114,7 @@ describe("check mode", () => {
     const root = tmp();
     cpSync(join(ROOT, "generated"), join(root, "generated"), { recursive: true });
     cpSync(join(ROOT, "schemas/mapping-dsl.schema.json"), join(root, "schemas/mapping-dsl.schema.json"));
-    const md = "generated/COMPATIBILITY.md";
+    const md = "generated/compatibility.json";
     writeFileSync(join(root, md), files.get(md)!.replace(/\n/g, "\r\n"));
     cpSync(join(ROOT, "generated/surfaces.gen.ts"), join(root, "generated/old/surfaces.gen.ts"));
     expect(gen.pipeline.checkFiles(root, files)).toEqual(["generated/old/surfaces.gen.ts: not produced by codegen (extra)"]);
