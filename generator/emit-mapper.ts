@@ -116,23 +116,24 @@ function rowName(rule: string): string {
  * least two of the rows test against constants in their `when` (`eq` or `in`, strings, numbers or booleans); the one
  * most rows test. Each such row can match only when the field has one of its values.
  */
-function pickFor(rs: RowIR[]): { path: Expr; values: Map<RowIR, unknown[]>; first: RowIR } | undefined {
+function pickFor(rs: RowIR[], used: ReadonlySet<string> = new Set()): { path: Expr; key: string; values: Map<RowIR, unknown[]>; first: RowIR } | undefined {
   if (rs.length < 2) return undefined;
-  const byPath = new Map<string, { path: Expr; values: Map<RowIR, unknown[]>; first: RowIR }>();
+  const byPath = new Map<string, { path: Expr; key: string; values: Map<RowIR, unknown[]>; first: RowIR }>();
   for (const r of rs) {
     for (const c of r.when) {
       if ((c.k !== "eq" && c.k !== "in") || c.path.k !== "path" || ["request", "meta", "line", "capture"].includes(c.path.root)) continue;
       const vs: unknown[] = c.k === "eq" ? [c.value] : c.values;
       if (!vs.every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) continue;
       const key = JSON.stringify(c.path);
+      if (used.has(key)) continue;
       let e = byPath.get(key);
-      if (!e) byPath.set(key, (e = { path: c.path, values: new Map(), first: r }));
+      if (!e) byPath.set(key, (e = { path: c.path, key, values: new Map(), first: r }));
       // two tests of the same field in one row: both must hold (the values both allow)
       const had = e.values.get(r);
       e.values.set(r, had ? had.filter((v) => vs.some((w) => w === v)) : vs);
     }
   }
-  let best: { path: Expr; values: Map<RowIR, unknown[]>; first: RowIR } | undefined;
+  let best: { path: Expr; key: string; values: Map<RowIR, unknown[]>; first: RowIR } | undefined;
   for (const e of byPath.values()) if (e.values.size >= 2 && (!best || e.values.size > best.values.size)) best = e;
   return best;
 }
@@ -508,36 +509,51 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   // Compiled dispatch: a method whose rows test one message field against constants gets a switch on that field
   // returning the rows that can match (a row testing it elsewhere is never tried; rows not testing it are in every
   // case), in table order.
+  // A case whose rows test another field against constants switches again on that one (sub-dispatch), up to
+  // MAX_PICK_DEPTH fields deep.
   const picks: [Kind, string, string][] = [];
+  const MAX_PICK_DEPTH = 3;
+  /** The switch function over `rs` named `name` (undefined when no field splits them), for a message typed like `m`'s rows. */
+  const emitPick = (name: string, what: string, rs: RowIR[], used: ReadonlySet<string>, paramType: string): string | undefined => {
+    const p = pickFor(rs, used);
+    if (!p) return undefined;
+    const inner = new Set([...used, p.key]);
+    const lists = new Map<string, string>();
+    const listOf = (v: unknown): string => {
+      const key = JSON.stringify(v);
+      let l = lists.get(key);
+      if (!l) {
+        const n = `${name.toUpperCase()}_${lists.size + 1}`;
+        const these = rs.filter((r) => { const vs = p.values.get(r); return !vs || vs.includes(v); });
+        const sub = inner.size < MAX_PICK_DEPTH ? emitPick(`${name}_${lists.size + 1}`, `${what}, ${exprCode(p.path, new Set())} ${lit(v)}`, these, inner, paramType) : undefined;
+        if (sub) l = `${sub}(m)`;
+        else {
+          statements.push(`const ${n}: readonly Row[] = [${these.map((r) => rowName(r.rule)).join(", ")}];`);
+          l = n;
+        }
+        lists.set(key, l);
+      }
+      return l;
+    };
+    const cases = [...new Set([...p.values.values()].flat())].map((v) => `  case ${lit(v)}: return ${listOf(v)};`);
+    const rest = rs.filter((r) => !p.values.has(r));
+    const other = `${name.toUpperCase()}_OTHER`;
+    statements.push(`const ${other}: readonly Row[] = [${rest.map((r) => rowName(r.rule)).join(", ")}];`);
+    sf.addFunction({
+      name,
+      docs: [`${what}: the rows that can match a message, by ${exprCode(p.path, new Set())}.`],
+      parameters: [{ name: "m", type: paramType }],
+      returnType: "readonly Row[]",
+      statements: `switch (${exprCode(p.path, new Set())}) {\n${cases.join("\n")}\n  default: return ${other};\n}`,
+    });
+    return name;
+  };
   for (const [k, km] of byKind) {
     for (const [m, rs] of km) {
-      const p = pickFor(rs);
-      if (!p) continue;
-      const name = `pick_${k}_${m.replace(/[^A-Za-z0-9]/g, "_")}`;
-      const lists = new Map<string, string>();
-      const listOf = (v: unknown): string => {
-        const key = JSON.stringify(v);
-        let l = lists.get(key);
-        if (!l) {
-          l = `${name.toUpperCase()}_${lists.size + 1}`;
-          lists.set(key, l);
-          const these = rs.filter((r) => { const vs = p.values.get(r); return !vs || vs.includes(v); });
-          statements.push(`const ${l}: readonly Row[] = [${these.map((r) => rowName(r.rule)).join(", ")}];`);
-        }
-        return l;
-      };
-      const cases = [...new Set([...p.values.values()].flat())].map((v) => `  case ${lit(v)}: return ${listOf(v)};`);
-      const rest = rs.filter((r) => !p.values.has(r));
-      const other = `${name.toUpperCase()}_OTHER`;
-      statements.push(`const ${other}: readonly Row[] = [${rest.map((r) => rowName(r.rule)).join(", ")}];`);
-      sf.addFunction({
-        name,
-        docs: [`${k} ${lit(m)}: the rows that can match a message, by ${exprCode(p.path, new Set())}.`],
-        parameters: [{ name: "m", type: `Parameters<typeof ${fnName(p.first.rule)}>[0]` }],
-        returnType: "readonly Row[]",
-        statements: `switch (${exprCode(p.path, new Set())}) {\n${cases.join("\n")}\n  default: return ${other};\n}`,
-      });
-      picks.push([k, m, name]);
+      const first = pickFor(rs);
+      if (!first) continue;
+      const name = emitPick(`pick_${k}_${m.replace(/[^A-Za-z0-9]/g, "_")}`, `${k} ${lit(m)}`, rs, new Set(), `Parameters<typeof ${fnName(first.first.rule)}>[0]`);
+      if (name) picks.push([k, m, name]);
     }
   }
   const picksCode = [...new Set(picks.map(([k]) => k))].map((k) => `${k}: { ${picks.filter(([x]) => x === k).map(([, m, n]) => `${lit(m)}: ${n}`).join(", ")} }`).join(",\n    ");

@@ -19,9 +19,22 @@ describe("compiled dispatch", () => {
     for (const n of ["claude-sdk", "codex-app-server", "acp"]) expect(names).toContain(n);
     // claude-sdk's stream events switch on event.type: a content_block_delta never tries the message_start row
     const pick = SURFACES["claude-sdk"].picks!.message!.stream_event;
-    const rules = pick({ type: "stream_event", event: { type: "content_block_delta" } }).map((r) => r.rule);
+    const rules = pick({ type: "stream_event", event: { type: "content_block_delta", delta: { type: "text_delta" } } }).map((r) => r.rule);
     expect(rules).toContain("claude-sdk#stream-text-delta");
     expect(rules).not.toContain("claude-sdk#stream-message-start");
+  });
+
+  it("a case whose rows test a second field switches again on it (sub-dispatch): a text delta never tries the input_json rows, an unknown delta only the rows that test no delta type", () => {
+    const pick = SURFACES["claude-sdk"].picks!.message!.stream_event;
+    const rules = (delta: unknown) => pick({ type: "stream_event", event: { type: "content_block_delta", delta: { type: delta } } }).map((r) => r.rule);
+    expect(rules("text_delta")).toContain("claude-sdk#stream-text-delta");
+    expect(rules("text_delta")).not.toContain("claude-sdk#stream-input-json-delta");
+    expect(rules("input_json_delta")).toEqual(expect.arrayContaining(["claude-sdk#stream-input-json-delta-empty", "claude-sdk#stream-input-json-delta"]));
+    expect(rules("input_json_delta")).not.toContain("claude-sdk#stream-text-delta");
+    expect(rules("agentnorm-test-other")).toEqual(["claude-sdk#stream-other-delta"]);
+    // every row of the sub-switch is still a row of the method, in order (checked for every case below); the
+    // sub-switch is its own generated function
+    expect(pick.toString()).toMatch(/return pick_message_stream_event_\d+\(m\)/);
   });
 
   it("every switch returns a part of its method's rows, in their order, for each of its cases and for other values", () => {

@@ -1652,11 +1652,55 @@ const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2525, run: r_p
 const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2553, run: r_prompt_response };
 const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2606, run: r_client_request_unsupported };
 const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2622, run: r_client_request_failed };
-const PICK_NOTIFICATION_SESSION_UPDATE_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
-const PICK_NOTIFICATION_SESSION_UPDATE_2: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_thought_chunk, ROW_agent_content_chunk_other];
+const PICK_NOTIFICATION_SESSION_UPDATE_1_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
+const PICK_NOTIFICATION_SESSION_UPDATE_1_OTHER: readonly Row[] = [ROW_agent_content_chunk_other];
+
+/** notification "session/update", m.params?.update?.sessionUpdate "agent_message_chunk": the rows that can match a message, by m.params?.update?.content?.type. */
+function pick_notification_session_update_1(m: Parameters<typeof r_agent_chunk_empty>[0]): readonly Row[] {
+  switch (m.params?.update?.content?.type) {
+    case "text": return PICK_NOTIFICATION_SESSION_UPDATE_1_1;
+    default: return PICK_NOTIFICATION_SESSION_UPDATE_1_OTHER;
+  }
+}
+
+const PICK_NOTIFICATION_SESSION_UPDATE_2_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_thought_chunk, ROW_agent_content_chunk_other];
+const PICK_NOTIFICATION_SESSION_UPDATE_2_OTHER: readonly Row[] = [ROW_agent_content_chunk_other];
+
+/** notification "session/update", m.params?.update?.sessionUpdate "agent_thought_chunk": the rows that can match a message, by m.params?.update?.content?.type. */
+function pick_notification_session_update_2(m: Parameters<typeof r_agent_chunk_empty>[0]): readonly Row[] {
+  switch (m.params?.update?.content?.type) {
+    case "text": return PICK_NOTIFICATION_SESSION_UPDATE_2_1;
+    default: return PICK_NOTIFICATION_SESSION_UPDATE_2_OTHER;
+  }
+}
+
 const PICK_NOTIFICATION_SESSION_UPDATE_3: readonly Row[] = [ROW_user_message_chunk_replayed_closes_turn, ROW_user_message_chunk_replayed_opens_turn, ROW_user_message_chunk_history_marker, ROW_user_message_chunk_replayed_ends_turn, ROW_user_message_chunk_replayed_starts_turn, ROW_user_message_chunk];
-const PICK_NOTIFICATION_SESSION_UPDATE_4: readonly Row[] = [ROW_tool_call_replayed_finished, ROW_tool_call_finished, ROW_tool_call];
-const PICK_NOTIFICATION_SESSION_UPDATE_5: readonly Row[] = [ROW_tool_call_update_completed, ROW_tool_call_update_failed, ROW_tool_call_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_4_1: readonly Row[] = [ROW_tool_call_replayed_finished, ROW_tool_call_finished, ROW_tool_call];
+const PICK_NOTIFICATION_SESSION_UPDATE_4_2: readonly Row[] = [ROW_tool_call_replayed_finished, ROW_tool_call_finished, ROW_tool_call];
+const PICK_NOTIFICATION_SESSION_UPDATE_4_OTHER: readonly Row[] = [ROW_tool_call];
+
+/** notification "session/update", m.params?.update?.sessionUpdate "tool_call": the rows that can match a message, by m.params?.update?.status. */
+function pick_notification_session_update_4(m: Parameters<typeof r_agent_chunk_empty>[0]): readonly Row[] {
+  switch (m.params?.update?.status) {
+    case "completed": return PICK_NOTIFICATION_SESSION_UPDATE_4_1;
+    case "failed": return PICK_NOTIFICATION_SESSION_UPDATE_4_2;
+    default: return PICK_NOTIFICATION_SESSION_UPDATE_4_OTHER;
+  }
+}
+
+const PICK_NOTIFICATION_SESSION_UPDATE_5_1: readonly Row[] = [ROW_tool_call_update_completed, ROW_tool_call_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_5_2: readonly Row[] = [ROW_tool_call_update_failed, ROW_tool_call_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_5_OTHER: readonly Row[] = [ROW_tool_call_update];
+
+/** notification "session/update", m.params?.update?.sessionUpdate "tool_call_update": the rows that can match a message, by m.params?.update?.status. */
+function pick_notification_session_update_5(m: Parameters<typeof r_agent_chunk_empty>[0]): readonly Row[] {
+  switch (m.params?.update?.status) {
+    case "completed": return PICK_NOTIFICATION_SESSION_UPDATE_5_1;
+    case "failed": return PICK_NOTIFICATION_SESSION_UPDATE_5_2;
+    default: return PICK_NOTIFICATION_SESSION_UPDATE_5_OTHER;
+  }
+}
+
 const PICK_NOTIFICATION_SESSION_UPDATE_6: readonly Row[] = [ROW_plan];
 const PICK_NOTIFICATION_SESSION_UPDATE_7: readonly Row[] = [ROW_usage_update];
 const PICK_NOTIFICATION_SESSION_UPDATE_8: readonly Row[] = [ROW_available_commands_update_ends_replay, ROW_available_commands_update];
@@ -1664,18 +1708,32 @@ const PICK_NOTIFICATION_SESSION_UPDATE_9: readonly Row[] = [ROW_current_mode_upd
 const PICK_NOTIFICATION_SESSION_UPDATE_10: readonly Row[] = [ROW_config_option_update];
 const PICK_NOTIFICATION_SESSION_UPDATE_11: readonly Row[] = [ROW_session_info_update];
 const PICK_NOTIFICATION_SESSION_UPDATE_12: readonly Row[] = [ROW_notice_error, ROW_notice];
-const PICK_NOTIFICATION_SESSION_UPDATE_13: readonly Row[] = [ROW_compaction_completed, ROW_compaction_ended, ROW_compaction_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_13_1: readonly Row[] = [ROW_compaction_completed, ROW_compaction_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_13_2: readonly Row[] = [ROW_compaction_ended, ROW_compaction_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_13_3: readonly Row[] = [ROW_compaction_ended, ROW_compaction_update];
+const PICK_NOTIFICATION_SESSION_UPDATE_13_OTHER: readonly Row[] = [ROW_compaction_update];
+
+/** notification "session/update", m.params?.update?.sessionUpdate "compaction_update": the rows that can match a message, by m.params?.update?.status. */
+function pick_notification_session_update_13(m: Parameters<typeof r_agent_chunk_empty>[0]): readonly Row[] {
+  switch (m.params?.update?.status) {
+    case "completed": return PICK_NOTIFICATION_SESSION_UPDATE_13_1;
+    case "failed": return PICK_NOTIFICATION_SESSION_UPDATE_13_2;
+    case "cancelled": return PICK_NOTIFICATION_SESSION_UPDATE_13_3;
+    default: return PICK_NOTIFICATION_SESSION_UPDATE_13_OTHER;
+  }
+}
+
 const PICK_NOTIFICATION_SESSION_UPDATE_14: readonly Row[] = [ROW_compaction_summary_chunk];
 const PICK_NOTIFICATION_SESSION_UPDATE_OTHER: readonly Row[] = [];
 
 /** notification "session/update": the rows that can match a message, by m.params?.update?.sessionUpdate. */
 function pick_notification_session_update(m: Parameters<typeof r_agent_chunk_empty>[0]): readonly Row[] {
   switch (m.params?.update?.sessionUpdate) {
-    case "agent_message_chunk": return PICK_NOTIFICATION_SESSION_UPDATE_1;
-    case "agent_thought_chunk": return PICK_NOTIFICATION_SESSION_UPDATE_2;
+    case "agent_message_chunk": return pick_notification_session_update_1(m);
+    case "agent_thought_chunk": return pick_notification_session_update_2(m);
     case "user_message_chunk": return PICK_NOTIFICATION_SESSION_UPDATE_3;
-    case "tool_call": return PICK_NOTIFICATION_SESSION_UPDATE_4;
-    case "tool_call_update": return PICK_NOTIFICATION_SESSION_UPDATE_5;
+    case "tool_call": return pick_notification_session_update_4(m);
+    case "tool_call_update": return pick_notification_session_update_5(m);
     case "plan": return PICK_NOTIFICATION_SESSION_UPDATE_6;
     case "usage_update": return PICK_NOTIFICATION_SESSION_UPDATE_7;
     case "available_commands_update": return PICK_NOTIFICATION_SESSION_UPDATE_8;
@@ -1683,7 +1741,7 @@ function pick_notification_session_update(m: Parameters<typeof r_agent_chunk_emp
     case "config_option_update": return PICK_NOTIFICATION_SESSION_UPDATE_10;
     case "session_info_update": return PICK_NOTIFICATION_SESSION_UPDATE_11;
     case "notice": return PICK_NOTIFICATION_SESSION_UPDATE_12;
-    case "compaction_update": return PICK_NOTIFICATION_SESSION_UPDATE_13;
+    case "compaction_update": return pick_notification_session_update_13(m);
     case "compaction_summary_chunk": return PICK_NOTIFICATION_SESSION_UPDATE_14;
     default: return PICK_NOTIFICATION_SESSION_UPDATE_OTHER;
   }

@@ -1986,14 +1986,26 @@ function pick_message_system(m: Parameters<typeof r_system_init>[0]): readonly R
   }
 }
 
-const PICK_MESSAGE_RESULT_1: readonly Row[] = [ROW_result_success, ROW_result_auto_mode_unchecked, ROW_result_success_error, ROW_result_aborted, ROW_result_error];
+const PICK_MESSAGE_RESULT_1_1: readonly Row[] = [ROW_result_success, ROW_result_success_error, ROW_result_aborted, ROW_result_error];
+const PICK_MESSAGE_RESULT_1_2: readonly Row[] = [ROW_result_auto_mode_unchecked, ROW_result_success_error, ROW_result_aborted, ROW_result_error];
+const PICK_MESSAGE_RESULT_1_OTHER: readonly Row[] = [ROW_result_success_error, ROW_result_aborted, ROW_result_error];
+
+/** message "result", m.subtype "success": the rows that can match a message, by m.is_error. */
+function pick_message_result_1(m: Parameters<typeof r_result_success>[0]): readonly Row[] {
+  switch (m.is_error) {
+    case false: return PICK_MESSAGE_RESULT_1_1;
+    case true: return PICK_MESSAGE_RESULT_1_2;
+    default: return PICK_MESSAGE_RESULT_1_OTHER;
+  }
+}
+
 const PICK_MESSAGE_RESULT_2: readonly Row[] = [ROW_result_aborted, ROW_result_error_during_execution, ROW_result_error];
 const PICK_MESSAGE_RESULT_OTHER: readonly Row[] = [ROW_result_aborted, ROW_result_error];
 
 /** message "result": the rows that can match a message, by m.subtype. */
 function pick_message_result(m: Parameters<typeof r_result_success>[0]): readonly Row[] {
   switch (m.subtype) {
-    case "success": return PICK_MESSAGE_RESULT_1;
+    case "success": return pick_message_result_1(m);
     case "error_during_execution": return PICK_MESSAGE_RESULT_2;
     default: return PICK_MESSAGE_RESULT_OTHER;
   }
@@ -2035,7 +2047,21 @@ const PICK_MESSAGE_STREAM_EVENT_1: readonly Row[] = [ROW_stream_message_start];
 const PICK_MESSAGE_STREAM_EVENT_2: readonly Row[] = [ROW_stream_message_delta];
 const PICK_MESSAGE_STREAM_EVENT_3: readonly Row[] = [ROW_stream_message_stop_abandoned, ROW_stream_message_stop];
 const PICK_MESSAGE_STREAM_EVENT_4: readonly Row[] = [ROW_stream_block_start_tool, ROW_stream_block_start_tool_result, ROW_stream_block_start];
-const PICK_MESSAGE_STREAM_EVENT_5: readonly Row[] = [ROW_stream_text_delta, ROW_stream_thinking_delta, ROW_stream_input_json_delta_empty, ROW_stream_input_json_delta, ROW_stream_other_delta];
+const PICK_MESSAGE_STREAM_EVENT_5_1: readonly Row[] = [ROW_stream_text_delta, ROW_stream_other_delta];
+const PICK_MESSAGE_STREAM_EVENT_5_2: readonly Row[] = [ROW_stream_thinking_delta, ROW_stream_other_delta];
+const PICK_MESSAGE_STREAM_EVENT_5_3: readonly Row[] = [ROW_stream_input_json_delta_empty, ROW_stream_input_json_delta, ROW_stream_other_delta];
+const PICK_MESSAGE_STREAM_EVENT_5_OTHER: readonly Row[] = [ROW_stream_other_delta];
+
+/** message "stream_event", m.event?.type "content_block_delta": the rows that can match a message, by m.event?.delta?.type. */
+function pick_message_stream_event_5(m: Parameters<typeof r_stream_message_start>[0]): readonly Row[] {
+  switch (m.event?.delta?.type) {
+    case "text_delta": return PICK_MESSAGE_STREAM_EVENT_5_1;
+    case "thinking_delta": return PICK_MESSAGE_STREAM_EVENT_5_2;
+    case "input_json_delta": return PICK_MESSAGE_STREAM_EVENT_5_3;
+    default: return PICK_MESSAGE_STREAM_EVENT_5_OTHER;
+  }
+}
+
 const PICK_MESSAGE_STREAM_EVENT_6: readonly Row[] = [ROW_stream_block_stop_unanswered, ROW_stream_block_stop];
 const PICK_MESSAGE_STREAM_EVENT_OTHER: readonly Row[] = [];
 
@@ -2046,7 +2072,7 @@ function pick_message_stream_event(m: Parameters<typeof r_stream_message_start>[
     case "message_delta": return PICK_MESSAGE_STREAM_EVENT_2;
     case "message_stop": return PICK_MESSAGE_STREAM_EVENT_3;
     case "content_block_start": return PICK_MESSAGE_STREAM_EVENT_4;
-    case "content_block_delta": return PICK_MESSAGE_STREAM_EVENT_5;
+    case "content_block_delta": return pick_message_stream_event_5(m);
     case "content_block_stop": return PICK_MESSAGE_STREAM_EVENT_6;
     default: return PICK_MESSAGE_STREAM_EVENT_OTHER;
   }

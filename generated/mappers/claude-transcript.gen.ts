@@ -483,13 +483,27 @@ function pick_line_user(m: Parameters<typeof r_user_synthetic_note>[0]): readonl
   }
 }
 
-const PICK_LINE_ASSISTANT_1: readonly Row[] = [ROW_assistant_sidechain_end, ROW_assistant_sidechain, ROW_assistant_api_error, ROW_assistant_task_tool_use, ROW_assistant_end_turn, ROW_assistant_block];
+const PICK_LINE_ASSISTANT_1_1: readonly Row[] = [ROW_assistant_sidechain_end, ROW_assistant_sidechain, ROW_assistant_api_error, ROW_assistant_task_tool_use, ROW_assistant_end_turn, ROW_assistant_block];
+const PICK_LINE_ASSISTANT_1_2: readonly Row[] = [ROW_assistant_sidechain_end, ROW_assistant_sidechain, ROW_assistant_api_error, ROW_assistant_task_tool_use, ROW_assistant_end_turn, ROW_assistant_block];
+const PICK_LINE_ASSISTANT_1_3: readonly Row[] = [ROW_assistant_sidechain_end, ROW_assistant_sidechain, ROW_assistant_api_error, ROW_assistant_task_tool_use, ROW_assistant_end_turn, ROW_assistant_block];
+const PICK_LINE_ASSISTANT_1_OTHER: readonly Row[] = [ROW_assistant_sidechain, ROW_assistant_api_error, ROW_assistant_task_tool_use, ROW_assistant_block];
+
+/** line "assistant", m.isSidechain true: the rows that can match a message, by m.message?.stop_reason. */
+function pick_line_assistant_1(m: Parameters<typeof r_assistant_sidechain_end>[0]): readonly Row[] {
+  switch (m.message?.stop_reason) {
+    case "end_turn": return PICK_LINE_ASSISTANT_1_1;
+    case "stop_sequence": return PICK_LINE_ASSISTANT_1_2;
+    case "refusal": return PICK_LINE_ASSISTANT_1_3;
+    default: return PICK_LINE_ASSISTANT_1_OTHER;
+  }
+}
+
 const PICK_LINE_ASSISTANT_OTHER: readonly Row[] = [ROW_assistant_api_error, ROW_assistant_task_tool_use, ROW_assistant_end_turn, ROW_assistant_block];
 
 /** line "assistant": the rows that can match a message, by m.isSidechain. */
 function pick_line_assistant(m: Parameters<typeof r_assistant_sidechain_end>[0]): readonly Row[] {
   switch (m.isSidechain) {
-    case true: return PICK_LINE_ASSISTANT_1;
+    case true: return pick_line_assistant_1(m);
     default: return PICK_LINE_ASSISTANT_OTHER;
   }
 }

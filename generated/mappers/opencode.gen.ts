@@ -963,7 +963,39 @@ function pick_event_session_status(m: Parameters<typeof r_status_idle>[0]): read
 
 const PICK_EVENT_MESSAGE_PART_UPDATED_1: readonly Row[] = [ROW_text_part_waits_for_role, ROW_user_text_part, ROW_text_part_done, ROW_text_part];
 const PICK_EVENT_MESSAGE_PART_UPDATED_2: readonly Row[] = [ROW_reasoning_part_done, ROW_reasoning_part];
-const PICK_EVENT_MESSAGE_PART_UPDATED_3: readonly Row[] = [ROW_task_tool_completed, ROW_task_tool, ROW_tool_completed, ROW_tool_error, ROW_tool];
+const PICK_EVENT_MESSAGE_PART_UPDATED_3_1_1: readonly Row[] = [ROW_task_tool_completed, ROW_task_tool, ROW_tool_completed, ROW_tool];
+const PICK_EVENT_MESSAGE_PART_UPDATED_3_1_OTHER: readonly Row[] = [ROW_tool_completed, ROW_tool];
+
+/** event "message.part.updated", m.properties?.part?.type "tool", m.properties?.part?.state?.status "completed": the rows that can match a message, by m.properties?.part?.tool. */
+function pick_event_message_part_updated_3_1(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
+  switch (m.properties?.part?.tool) {
+    case "task": return PICK_EVENT_MESSAGE_PART_UPDATED_3_1_1;
+    default: return PICK_EVENT_MESSAGE_PART_UPDATED_3_1_OTHER;
+  }
+}
+
+const PICK_EVENT_MESSAGE_PART_UPDATED_3_2_1: readonly Row[] = [ROW_task_tool_completed, ROW_task_tool, ROW_tool_error, ROW_tool];
+const PICK_EVENT_MESSAGE_PART_UPDATED_3_2_OTHER: readonly Row[] = [ROW_tool_error, ROW_tool];
+
+/** event "message.part.updated", m.properties?.part?.type "tool", m.properties?.part?.state?.status "error": the rows that can match a message, by m.properties?.part?.tool. */
+function pick_event_message_part_updated_3_2(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
+  switch (m.properties?.part?.tool) {
+    case "task": return PICK_EVENT_MESSAGE_PART_UPDATED_3_2_1;
+    default: return PICK_EVENT_MESSAGE_PART_UPDATED_3_2_OTHER;
+  }
+}
+
+const PICK_EVENT_MESSAGE_PART_UPDATED_3_OTHER: readonly Row[] = [ROW_task_tool, ROW_tool];
+
+/** event "message.part.updated", m.properties?.part?.type "tool": the rows that can match a message, by m.properties?.part?.state?.status. */
+function pick_event_message_part_updated_3(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
+  switch (m.properties?.part?.state?.status) {
+    case "completed": return pick_event_message_part_updated_3_1(m);
+    case "error": return pick_event_message_part_updated_3_2(m);
+    default: return PICK_EVENT_MESSAGE_PART_UPDATED_3_OTHER;
+  }
+}
+
 const PICK_EVENT_MESSAGE_PART_UPDATED_4: readonly Row[] = [ROW_step_start_part];
 const PICK_EVENT_MESSAGE_PART_UPDATED_5: readonly Row[] = [ROW_step_finish_part];
 const PICK_EVENT_MESSAGE_PART_UPDATED_6: readonly Row[] = [ROW_patch_part];
@@ -980,7 +1012,7 @@ function pick_event_message_part_updated(m: Parameters<typeof r_text_part_waits_
   switch (m.properties?.part?.type) {
     case "text": return PICK_EVENT_MESSAGE_PART_UPDATED_1;
     case "reasoning": return PICK_EVENT_MESSAGE_PART_UPDATED_2;
-    case "tool": return PICK_EVENT_MESSAGE_PART_UPDATED_3;
+    case "tool": return pick_event_message_part_updated_3(m);
     case "step-start": return PICK_EVENT_MESSAGE_PART_UPDATED_4;
     case "step-finish": return PICK_EVENT_MESSAGE_PART_UPDATED_5;
     case "patch": return PICK_EVENT_MESSAGE_PART_UPDATED_6;
