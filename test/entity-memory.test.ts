@@ -1,6 +1,6 @@
 /** The entity store's bounded memory (closed and only-named entities): two generations, never re-trimmed per entry. */
 import { describe, expect, it } from "vitest";
-import { EntityTable, Memory } from "../src/normalize/entities.js";
+import { Entity, EntityTable, Memory } from "../src/normalize/entities.js";
 
 describe("Memory", () => {
   it("holds at most `limit` entries and always the most recent half of them", () => {
@@ -31,11 +31,11 @@ describe("Memory", () => {
   it("the entity table remembers at most 1,024 closed entities of a role, the last 512 always", () => {
     const t = new EntityTable();
     for (let i = 0; i < 5000; i++) {
-      const e = { id: `e${i}`, open: false, state: {}, life: 0, key: `p${i}` };
-      t.remember(e.key, e);
+      const e = new Entity(`e${i}`, false, undefined, `p${i}`);
+      t.remember(e.key!, e);
       e.open = true;
       t.opened(e);
-      t.close(e.key, e);
+      t.close(e.key!, e);
     }
     expect(t.live.size).toBe(0);
     for (let i = 5000 - 512; i < 5000; i++) expect(t.find(`p${i}`)?.id).toBe(`e${i}`);

@@ -5,31 +5,46 @@
  */
 import type { Role } from "./table-types.js";
 
-export interface Entity {
-  id: string;
-  providerId?: string;
-  open: boolean;
-  state: Record<string, unknown>;
-  /** Lifecycle bits (lifecycle.ts): which of the grammar's entities began / ended on this id. */
-  life: number;
+/**
+ * A canonical entity (session, thread, turn, item, request, task). A class with every field present from the start,
+ * so every entity has one shape (property reads on the hot path stay monomorphic).
+ */
+export class Entity {
+  providerId: string | undefined;
   /** Lifecycle bits of the openings the runtime synthesized (the provider's own opening, when it comes, is not new). */
-  implied?: number;
+  implied: number | undefined = undefined;
   /** A thread the runtime started for a turn that named none (no provider id yet): the first thread the provider
    *  opens in the session is this one (scope.ts adopt). */
-  adoptable?: boolean;
+  adoptable: boolean | undefined;
   /** content.delta text delivered so far, per "<streamKind>:<index>". */
-  delivered?: Map<string, string[]>;
+  delivered: Map<string, string[]> | undefined = undefined;
   /** Items: the turn they were opened in (for closeOpen); set with inTurn(). */
-  turn?: Entity;
+  turn: Entity | undefined = undefined;
   /** Turns: their open items (what closeOpen ends), so a turn's end costs what it holds, not what all turns hold. */
-  openItems?: Set<Entity>;
+  openItems: Set<Entity> | undefined = undefined;
   /** Items: background work (an item event said `background: true`), or nested under such an item when it opened.
    *  It outlives its turn: closeOpen leaves it open, and its events keep its turn. */
-  background?: "call" | "nested";
+  background: "call" | "nested" | undefined = undefined;
   /** The key the entity is stored under (absent for minted entities). */
-  key?: string;
+  key: string | undefined;
   /** Requests: the turn and item the first of request.opened / user-input.requested named (its answer names them too). */
-  openedIn?: { turnId?: string; itemId?: string; providerTurnId?: string; providerItemId?: string };
+  openedIn: { turnId?: string; itemId?: string; providerTurnId?: string; providerItemId?: string } | undefined = undefined;
+  /** Payload scalars of the entity's opening event (its state, read by rows as `$state`). */
+  state: Record<string, unknown> = {};
+  /** Lifecycle bits (lifecycle.ts): which of the grammar's entities began / ended on this id. */
+  life = 0;
+
+  constructor(
+    readonly id: string,
+    public open: boolean,
+    providerId?: string,
+    key?: string,
+    adoptable?: boolean,
+  ) {
+    this.providerId = providerId;
+    this.key = key;
+    this.adoptable = adoptable;
+  }
 }
 
 const RECENT_LIMIT = 1024;
@@ -41,9 +56,12 @@ const IDLE_LIMIT = 4096;
  * `limit` always. (A Map trimmed oldest-first, delete + keys().next() per entry, costs more per entry the fuller
  * it is.)
  */
+/** The old generation of a Memory that never turned over: empty, never written (only read, deleted from, cleared). */
+const NO_OLD = new Map<string, never>();
+
 export class Memory<V> {
   private young = new Map<string, V>();
-  private old = new Map<string, V>();
+  private old: Map<string, V> = NO_OLD;
   private readonly half: number;
   constructor(limit: number) {
     this.half = Math.max(1, Math.floor(limit / 2));

@@ -96,23 +96,28 @@ export class Envelope {
 
   /** The event, envelope first; a row's new entities remember the payload's scalar fields (their state). */
   build(x: EnvelopeInput): any {
-    const ev: any = newEvent(this.mint("EventId"), CANONICAL_SCHEMA_VERSION, ++this.sequence, x.type, x.provider, this.sessionId, this.messageTime ?? this.now());
+    return this.event(x.type, x.payload, x.provider, x.source, x.method, x.raw, x.rule, x.ids, x.flags, x.answerOf);
+  }
+
+  /** build() with its input as arguments (the row context's way: no input object per event). */
+  event(type: string, payload: any, provider: ProviderKind, source: RuntimeEventSource, method: string | undefined, raw: unknown, rule: string, ids: Partial<Record<Role, Entity>>, flags: Partial<Record<Role, number>>, answerOf: Entity["openedIn"]): any {
+    const ev: any = newEvent(this.mint("EventId"), CANONICAL_SCHEMA_VERSION, ++this.sequence, type, provider, this.sessionId, this.messageTime ?? this.now());
     let refs: Record<string, string> | undefined;
-    const payload = x.payload;
-    for (const role in x.ids) {
-      const e = x.ids[role as Role]!;
+    for (const role in ids) {
+      const e = ids[role as Role];
+      if (e === undefined) continue;
       const f = ENVELOPE_FIELD[role as Role];
       if (f) ev[f] = e.id;
       const rf = REF_FIELD[role as Role];
       if (rf && e.providerId !== undefined) (refs ??= {})[rf] = e.providerId;
-      if (x.flags[role as Role]! & FRESH) {
+      if (flags[role as Role]! & FRESH) {
         for (const k in payload) {
           const v = payload[k];
           if (v === null || typeof v !== "object") e.state[k] = v;
         }
       }
     }
-    const o = x.answerOf;
+    const o = answerOf;
     if (o) {
       if (ev.turnId === undefined && o.turnId !== undefined) {
         ev.turnId = o.turnId;
@@ -127,11 +132,11 @@ export class Envelope {
     ev.payload = payload;
     // includeRaw false: no raw.payload at all (raw.source/method/rule stay)
     if (!this.o.includeRaw) {
-      ev.raw = x.method === undefined ? { source: x.source, rule: x.rule } : { source: x.source, method: x.method, rule: x.rule };
+      ev.raw = method === undefined ? { source, rule } : { source, method, rule };
       return ev;
     }
-    const msg = x.raw === undefined ? null : x.raw;
-    ev.raw = x.method === undefined ? { source: x.source, rule: x.rule, payload: msg } : { source: x.source, method: x.method, rule: x.rule, payload: msg };
+    const msg = raw === undefined ? null : raw;
+    ev.raw = method === undefined ? { source, rule, payload: msg } : { source, method, rule, payload: msg };
     if (msg === this.lineMessage && this.lineText !== undefined) ev.raw[SOURCE_TEXT] = this.lineText;
     return ev;
   }

@@ -7,7 +7,7 @@ import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
 import { ROLE_KIND } from "../../generated/grammar.gen.js";
 import { PAYLOAD_VALIDATORS, validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
 import type { Compiled } from "./compiled.js";
-import { inTurn, type Entity, type EntityTable } from "./entities.js";
+import { Entity, inTurn, type EntityTable } from "./entities.js";
 import { FRESH, STALE, WAS_OPEN } from "./envelope.js";
 import { article, EVENT_LIFE, ITEM_END, NEEDS, ROLE_ENDED } from "./lifecycle.js";
 import type { CanonicalEvent, NormalizerState } from "./state.js";
@@ -84,7 +84,7 @@ export class Scope implements RowContext {
       return;
     }
     if (op === "mint") {
-      const e: Entity = { id: this.rt.envelope.mint(ROLE_KIND[role]), open: true, state: {}, life: 0 };
+      const e = new Entity(this.rt.envelope.mint(ROLE_KIND[role]), true);
       t.lastOpened = e;
       this.ids[role] = e; this.flags[role] = FRESH;
       return;
@@ -122,7 +122,7 @@ export class Scope implements RowContext {
       e = earlier;
     }
     if (!e) {
-      e = { id: this.rt.envelope.mint(ROLE_KIND[role]), providerId: pid, open: false, state: {}, key, life: 0 };
+      e = new Entity(this.rt.envelope.mint(ROLE_KIND[role]), false, pid, key);
       t.remember(key, e);
     }
     this.ids[role] = e;
@@ -246,7 +246,7 @@ export class Scope implements RowContext {
     const request = this.ids.request;
     // An answer belongs where its request was asked, whether or not the answering message says so.
     const answerOf = request?.openedIn && (type === "request.resolved" || type === "user-input.resolved") ? request.openedIn : undefined;
-    const ev = this.rt.envelope.build({ type, payload, provider: at.ct.table.provider, source: at.source, method: at.method, raw: at.raw, rule, ids: this.ids, flags: this.flags, answerOf });
+    const ev = this.rt.envelope.event(type, payload, at.ct.table.provider, at.source, at.method, at.raw, rule, this.ids, this.flags, answerOf);
     const item = this.ids.item;
     if (type === "content.delta" && item && typeof payload.delta === "string" && this.rt.recordDeltas) {
       const k = `${payload.streamKind}:${payload.summaryIndex ?? payload.contentIndex ?? ""}`;
@@ -290,7 +290,7 @@ export class Scope implements RowContext {
     let e: Entity;
     if (cur?.open) e = cur;
     else {
-      e = { id: this.rt.envelope.mint(ROLE_KIND[role]), open: true, state: {}, life: 0, adoptable: true };
+      e = new Entity(this.rt.envelope.mint(ROLE_KIND[role]), true, undefined, undefined, true);
       t.lastOpened = e;
     }
     this.ids[role] = e;
@@ -447,7 +447,7 @@ export class Scope implements RowContext {
  * repeated (IMPLIED_LATER).
  */
 function adopt(t: EntityTable, e: Entity, pid: string, key: string): Entity {
-  delete e.adoptable;
+  e.adoptable = undefined;
   e.providerId = pid;
   e.key = key;
   if (e.open) t.live.set(key, e);
