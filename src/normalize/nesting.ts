@@ -42,12 +42,19 @@ let stackDepths: number[] = [];
 const KEEP_STACK = 65_536;
 
 /**
- * Does this value nest deeper than `max`? Iterative (no stack to blow) and allocation-free (two stacks kept between
- * calls, emptied after each). By default it looks at every node (a reader that serializes the value must know); the
+ * Does this value nest deeper than `max`? Allocation-free: recursive while `max` is small enough for the stack
+ * (the default), else iterative (two stacks kept between calls, emptied after each). By default it looks at every node (a reader that serializes the value must know); the
  * normalizer gives a `budget` of nodes, past which a huge but so-far-shallow value is let through to the mapping.
  */
 export function valueNestsDeeper(root: unknown, max = MAX_NESTING, budget = Infinity): boolean {
   if (root === null || typeof root !== "object") return false;
+  // Up to RECURSE_MAX levels a recursive walk is safe (its depth is bounded by `max`) and cheaper: no stacks to fill
+  // and empty per call (most messages are a few dozen nodes).
+  if (max <= RECURSE_MAX) {
+    walk.seen = 0;
+    walk.budget = budget;
+    return deeperThan(root, 0, max) === 1;
+  }
   const values = stackValues;
   const depths = stackDepths;
   // a call made while another is walking (not possible today: no callbacks run inside) starts above its entries
@@ -79,6 +86,29 @@ export function valueNestsDeeper(root: unknown, max = MAX_NESTING, budget = Infi
   depths.length = base;
   if (base === 0 && peak > KEEP_STACK) { stackValues = []; stackDepths = []; }
   return deeper;
+}
+
+/** The deepest `max` the recursive walk takes (1,000 levels of a small frame are far inside Node's stack). */
+const RECURSE_MAX = 2000;
+/** The recursive walk's node count and budget (module state: the walk calls nothing that could re-enter it). */
+const walk = { seen: 0, budget: Infinity };
+
+/** 1: `v` (at depth `d`) nests deeper than `max`; 2: the node budget ran out first; 0: neither. */
+function deeperThan(v: object, d: number, max: number): number {
+  if (d >= max) return 1;
+  if (++walk.seen > walk.budget) return 2;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (x !== null && typeof x === "object") { const r = deeperThan(x, d + 1, max); if (r !== 0) return r; }
+    }
+  } else {
+    for (const k in v) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== null && typeof x === "object") { const r = deeperThan(x, d + 1, max); if (r !== 0) return r; }
+    }
+  }
+  return 0;
 }
 
 /** JSON text of `v`, or undefined when it nests deeper than `max` (then JSON.stringify could overflow the stack). */
