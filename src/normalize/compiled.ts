@@ -18,6 +18,8 @@ export interface Compiled {
   ignoredOf: Map<Kind, Map<string, string>>;
   /** Types/methods each kind knows (rows or ignore entries): infers JSON-RPC directions and tagged kinds. */
   known: Record<Kind, Set<string>>;
+  /** Per type/method: the first kind (in `kinds` order) that knows it. */
+  kindOf: Map<string, Kind>;
 }
 
 export const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
@@ -33,7 +35,9 @@ export function compileTable(t: SurfaceTable): Compiled {
   const picksOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.picks?.[k] ?? {}))] as const));
   const known: Record<Kind, Set<string>> = Object.create(null);
   for (const k of kinds) known[k] = new Set([...rowsOf.get(k)!.keys(), ...ignoredOf.get(k)!.keys()]);
-  return { table: t, kinds, rowsOf, patternsOf, picksOf, ignoredOf, known };
+  const kindOf = new Map<string, Kind>();
+  for (const k of kinds) for (const m of known[k]) if (!kindOf.has(m)) kindOf.set(m, k);
+  return { table: t, kinds, rowsOf, patternsOf, picksOf, ignoredOf, known, kindOf };
 }
 
 /** JSON-RPC calls awaiting their response, per side (the response is classified by the call it answers). */

@@ -68,7 +68,7 @@ function classifyTagged(ct: Compiled, m: any, skipInput: boolean, capture: unkno
     meta = w.meta;
     if (w.type !== undefined) {
       // The wrapper names the message's type (messages with no tag field of their own).
-      const kind = w.kind ?? ct.kinds.find((k) => ct.known[k].has(w.type!)) ?? ct.kinds[0];
+      const kind = w.kind ?? ct.kindOf.get(w.type) ?? ct.kinds[0];
       if (message === null || typeof message !== "object" || Array.isArray(message)) return { error: `${ct.table.surface}: the message is not a JSON object` };
       return { kind, method: w.type, message, meta };
     }
@@ -123,14 +123,14 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
   // Tables pinning several upstream versions: rows and ignore entries with `versions` apply to those only.
   const run = new MessageRun(rt, ct, at, ct.table.upstream.versions ? rt.versionOf(ct.table) : undefined);
   // The message's own time (the table's `time`) dates its events, nested dispatches included; else the clock.
+  const time = ct.table.time;
+  if (time === undefined) { mapMessage(rt, ct, at, kind, method, run); return; }
   const env = rt.envelope;
-  const outer = env.messageTime;
-  const t = ct.table.time?.(at.message, at);
-  if (t !== undefined) env.messageTime = t;
+  const outer = env.timeFrom(time, at.message, at);
   try {
     mapMessage(rt, ct, at, kind, method, run);
   } finally {
-    env.messageTime = outer;
+    env.timeDone(outer);
   }
 }
 

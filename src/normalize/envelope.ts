@@ -57,6 +57,10 @@ export class Envelope {
   lineText: string | undefined;
   /** The time the message being mapped carries (the table's `time`), else undefined: the clock gives createdAt. */
   messageTime: string | undefined;
+  /** The table's `time` and the message it reads, until the message's first event needs it (then messageTime). */
+  private timeFn: ((message: any, cx: any) => string | undefined) | undefined;
+  private timeMessage: unknown;
+  private timeCx: unknown;
   /** A clock text that is not a date-time, until the normalizer reports it (once). */
   clockProblem: string | undefined;
   private clockReported = false;
@@ -64,6 +68,34 @@ export class Envelope {
   constructor(private readonly o: EnvelopeOptions) {
     this.sequence = o.sequenceAfter ?? 0;
     this.sessionId = this.mint("RuntimeSessionId") as RuntimeSessionId;
+  }
+
+  /**
+   * Map `message` with its own time (the table's `time`), read when its first event is built (a message with no
+   * event never pays for it); else the time in force before it (an outer message's), else the clock. `done()` after.
+   */
+  timeFrom(time: (message: any, cx: any) => string | undefined, message: unknown, cx: unknown): string | undefined {
+    this.settleTime();
+    const outer = this.messageTime;
+    this.timeFn = time;
+    this.timeMessage = message;
+    this.timeCx = cx;
+    return outer;
+  }
+
+  /** The message timeFrom() named is mapped: the time before it is in force again. */
+  timeDone(outer: string | undefined): void {
+    this.timeFn = undefined;
+    this.timeMessage = this.timeCx = undefined;
+    this.messageTime = outer;
+  }
+
+  private settleTime(): void {
+    const f = this.timeFn;
+    if (f === undefined) return;
+    this.timeFn = undefined;
+    const t = f(this.timeMessage, this.timeCx);
+    if (t !== undefined) this.messageTime = t;
   }
 
   mint(kind: IdKind): string {
@@ -101,6 +133,7 @@ export class Envelope {
 
   /** build() with its input as arguments (the row context's way: no input object per event). */
   event(type: string, payload: any, provider: ProviderKind, source: RuntimeEventSource, method: string | undefined, raw: unknown, rule: string, ids: Partial<Record<Role, Entity>>, flags: Partial<Record<Role, number>>, answerOf: Entity["openedIn"]): any {
+    if (this.timeFn !== undefined) this.settleTime();
     const ev: any = newEvent(this.mint("EventId"), CANONICAL_SCHEMA_VERSION, ++this.sequence, type, provider, this.sessionId, this.messageTime ?? this.now());
     let refs: Record<string, string> | undefined;
     for (const role in ids) {
