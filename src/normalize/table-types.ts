@@ -3,6 +3,7 @@
  * Generated code only calls RowContext; the runtime owns all state.
  */
 import type { CanonicalRuntimeEventType, ProviderKind, RuntimeEventPayloadByType, RuntimeEventSource } from "../../generated/canonical.gen.js";
+import type { JsonView } from "./row-util.js";
 
 /** JSON-RPC kinds (notification, request, response, clientRequest, clientNotification, clientResponse), or a tagged protocol's own. */
 export type Kind = string;
@@ -103,14 +104,16 @@ export type View<T> = unknown extends T
 
 /**
  * A canonical payload as a row builds it from message fields: any field may be absent or null and arrays may be
- * readonly, and a string, number or boolean field takes any string, number or boolean. The event is checked when it
- * is made (the runtime validates every event against the canonical schema and turns a bad one into a
- * runtime.error), and table constants are checked by codegen; tsc checks the payload's keys and shapes.
+ * readonly, and a string, number or boolean field takes any string, number or boolean; any field takes a value the
+ * upstream schema leaves open (a JsonView). The event is checked when it is made (the runtime validates every event
+ * against the canonical schema and turns a bad one into a runtime.error), and table constants are checked by
+ * codegen; tsc checks the payload's keys and shapes.
  */
 export type RowPayload<P> = { readonly [K in keyof P]?: RowValue<P[K]> };
 type RowValue<V> =
   | null
   | undefined
+  | JsonView
   | (V extends string ? string : V extends number ? number : V extends boolean ? boolean : V extends readonly (infer E)[] ? readonly RowValue<E>[] : V extends object ? RowPayload<V> : V);
 
 /**
@@ -149,7 +152,7 @@ export interface SurfaceTable {
   /** kind → the field that names a message's type (`method` for JSON-RPC). */
   tags: Record<Kind, string>;
   /** Tagged protocols: finds the message inside an input line (absent: the line is the message). */
-  input?: (line: unknown, capture?: unknown) => InputMatch | undefined;
+  input?: (line: JsonView, capture?: unknown) => InputMatch | undefined;
   /** How pushLine reports a line that is not JSON (default "error"; "warning" for logs mixing text and JSON). */
   nonJsonLines?: "error" | "warning";
   /** The table's own message mapped through its rows when the stream ends (`atEnd:`): its kind and tag value. */
