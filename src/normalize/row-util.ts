@@ -45,11 +45,17 @@ export function compact<T extends Record<string, unknown>>(o: T): T {
  * `unknown`. What it holds is checked where it is used: helpers and the DSL operators check types, and the runtime
  * validates every event against the canonical schema. Types only: nothing changes at run time.
  */
-export type JsonView = undefined | null | JsonFields | (string & JsonFields) | (number & JsonFields) | (boolean & JsonFields);
-/** The fields and elements of a JsonView. */
-export interface JsonFields {
+export type JsonView = undefined | null | JsonFields | (string & OpenFields) | (number & OpenFields) | (boolean & OpenFields);
+/** The fields and elements of a JsonView (a primitive's read as undefined at run time). */
+export interface OpenFields {
   readonly [key: string]: JsonView;
   readonly [index: number]: JsonView;
+}
+/** Marks a JsonView object (no value has it): an object literal such as `{}` is not one. */
+declare const JSON_VIEW: unique symbol;
+/** A JsonView that is an object or an array. */
+export interface JsonFields extends OpenFields {
+  readonly [JSON_VIEW]: true;
 }
 /** The elements of the array members of T (never when T has none). */
 type ElementOf<T> = T extends readonly (infer E)[] ? E : never;

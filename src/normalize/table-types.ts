@@ -26,7 +26,7 @@ export interface IdRef {
 
 export interface RowContext {
   /** For response kinds: the request message this response answers. */
-  readonly request: any;
+  readonly request: JsonView;
   /** Resolve a provider id for a role to a canonical id (see mappings/README.md "Identities"). */
   ref(id: IdRef, providerId?: unknown): void;
   emit<T extends CanonicalRuntimeEventType>(type: T, payload: RowPayload<RuntimeEventPayloadByType[T]>): void;
@@ -37,9 +37,9 @@ export interface RowContext {
   /** The role's entity was already closed before this row (a late or replayed message about it). */
   isStale(role: Role): boolean;
   /** The canonical id of the role's entity in this row (`{ $id: task }`), e.g. for task.* payloads. */
-  id(role: Role): any;
+  id(role: Role): string | undefined;
   /** What the runtime stored for the role's entity (fields of the payloads that opened it). */
-  state(role: Role, field: string): any;
+  state(role: Role, field: string): JsonView;
   /** Text a snapshot carries whole; only what deltas did not deliver is emitted. */
   snapshot(stream: string, text: unknown, index: number | undefined): void;
   snapshotParts(stream: string, parts: unknown): void;
@@ -60,9 +60,9 @@ export interface RowContext {
   /** The stream says which upstream version it is (`upstreamVersion` step): selects the pinned version rows apply by. */
   upstreamVersion(stated: unknown): void;
   /** Tagged protocols: the fields the input wrapper extracted (`$meta.x`). */
-  readonly meta: any;
+  readonly meta: JsonView;
   /** The whole input line the message came in (`$line.x`). */
-  readonly line: any;
+  readonly line: JsonView;
 }
 
 /** The declared keys of an object type (not its index signature). */
@@ -90,10 +90,11 @@ type Absent<K extends PropertyKey> = { readonly [P in K]?: undefined };
  * arrays. Where a value may be a primitive, an object or an array, each part also reads the others' keys (and
  * indexes) as undefined, as they do at run time: `content?.[0]?.type` of a string-or-blocks value type-checks and
  * the string part still compares with a string. A value the schema leaves open (`unknown`, an open object's other
- * keys) reads as `any`, as codegen's own path check treats it. Types only: nothing changes at run time.
+ * keys) reads as a JsonView: any key of it may be read, as codegen's own path check treats it. Types only: nothing
+ * changes at run time.
  */
 export type View<T> = unknown extends T
-  ? any
+  ? JsonView
   : Has<ObjectPart<T> | ArrayPart<T>> extends false
     ? T
     :
