@@ -31,7 +31,7 @@ export const ENVELOPE_FIELDS = ["threadId", "turnId", "itemId", "requestId", "pa
  * A new event in the envelope's one shape: every field present from the start, in this order (role fields,
  * providerRefs, payload and raw undefined until set), so all events share one hidden class and one key order.
  */
-export function newEvent(eventId: string, schemaVersion: number, sequence: number, type: string, provider: string, sessionId: string, createdAt: string): Record<string, any> {
+export function newEvent(eventId: string, schemaVersion: number, sequence: number, type: string, provider: string, sessionId: string, createdAt: string): Record<string, unknown> {
   return { eventId, schemaVersion, sequence, type, provider, sessionId, createdAt, threadId: undefined, turnId: undefined, itemId: undefined, requestId: undefined, parentId: undefined, providerRefs: undefined, payload: undefined, raw: undefined };
 }
 

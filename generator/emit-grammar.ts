@@ -49,7 +49,7 @@ export function emitGrammar(m: CanonicalModel, hdr: string): string {
   L.push(" * A new event in the envelope's one shape: every field present from the start, in this order (role fields,");
   L.push(" * providerRefs, payload and raw undefined until set), so all events share one hidden class and one key order.");
   L.push(" */");
-  L.push("export function newEvent(eventId: string, schemaVersion: number, sequence: number, type: string, provider: string, sessionId: string, createdAt: string): Record<string, any> {");
+  L.push("export function newEvent(eventId: string, schemaVersion: number, sequence: number, type: string, provider: string, sessionId: string, createdAt: string): Record<string, unknown> {");
   L.push(`  return { eventId, schemaVersion, sequence, type, provider, sessionId, createdAt, ${fields.map((f) => `${f}: undefined, `).join("")}providerRefs: undefined, payload: undefined, raw: undefined };`);
   L.push("}", "");
   L.push("/** The providerRefs field that carries each role's provider id. */");

@@ -153,7 +153,7 @@ function lit(v: unknown): string {
 export function exprCode(e: Expr, scope: Set<string>): string {
   switch (e.k) {
     case "path": {
-      const base = scope.has(e.root) ? `s_${e.root}` : e.root === "msg" ? MSG : e.root === "request" ? "cx.request" : e.root === "meta" ? "cx.meta" : e.root === "line" ? "cx.line" : e.root === "capture" ? "capture" : `${MSG}${IDENT.test(e.root) ? "." + e.root : `[${JSON.stringify(e.root)}]`}`;
+      const base = scope.has(e.root) ? `s_${e.root}` : e.root === "msg" ? MSG : e.root === "request" ? "cx.request" : e.root === "meta" ? "cx.meta" : e.root === "line" ? "cx.line" : e.root === "capture" ? "(capture as JsonView)" : `${MSG}${IDENT.test(e.root) ? "." + e.root : `[${JSON.stringify(e.root)}]`}`;
       return access(base, e.segs);
     }
     case "lit":
@@ -191,7 +191,9 @@ export function exprCode(e: Expr, scope: Set<string>): string {
     case "variant":
       return `variantOf(${exprCode(e.of, scope)})`;
     case "get":
-      return access(`(${exprCode(e.of, scope)} as any)`, e.segs);
+      // a list is an array (its elements read by index as they are); any other value is read as a JsonView
+      if (e.of.k === "list" && /^\d+$/.test(e.segs[0] ?? "")) return access(exprCode(e.of, scope), e.segs);
+      return access(`(${exprCode(e.of, scope)} as JsonView)`, e.segs);
     case "json":
       return `json(${exprCode(e.of, scope)})`;
     case "concat":
@@ -214,8 +216,8 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       return `(${e.cond.map((c) => condCode(c, scope)).join(" && ") || "true"} ? ${exprCode(e.then, scope)} : ${e.else ? exprCode(e.else, scope) : "undefined"})`;
     case "list": {
       const inner = new Set(scope).add(e.as);
-      const where = e.where.length ? `.filter((s_${e.as}: any) => ${e.where.map((c) => condCode(c, inner)).join(" && ")})` : "";
-      return `objects(${exprCode(e.of, scope)})${where}.map((s_${e.as}: any) => (${exprCode(e.to, inner)}))`;
+      const where = e.where.length ? `.filter((s_${e.as}) => ${e.where.map((c) => condCode(c, inner)).join(" && ")})` : "";
+      return `objects(${exprCode(e.of, scope)})${where}.map((s_${e.as}) => (${exprCode(e.to, inner)}))`;
     }
   }
 }
@@ -405,26 +407,26 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   // (the operators most tables never use are imported only by the tables that do)
   const kinds = new Set(tableExprs(t).map((e) => e.k));
   const rare: [string, string][] = [["merge", "merge"], ["number", "numberOf"], ["numeric", "numeric"], ["string", "stringOf"], ["type", "typeOf"], ["uri", "uri"]];
-  const utilImports = ["add", "arr", "concat", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), ...(t.sessions ? ["firstId"] : []), ...(t.sessions?.children.some((p) => p.each) ? ["allIds", "eachId"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
+  const utilImports: (string | { name: string; isTypeOnly: true })[] = ["add", "arr", "concat", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), ...(t.sessions ? ["firstId"] : []), ...(t.sessions?.children.some((p) => p.each) ? ["allIds", "eachId"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
   sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: utilImports });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
 
   // Message types of each kind, from the upstream schema.
   const aliases: [string, string][] = [
-    // A kind without an upstream file has no schema: its params are not checked (any).
-    ["Notification", typeNames.notification ? `U.${typeNames.notification}` : "{ method: string; params?: any }"],
-    ["ServerRequestMessage", typeNames.request ? `U.${typeNames.request}` : "{ id: string | number; method: string; params?: any }"],
-    ["ClientRequestMessage", typeNames.clientRequest ? `U.${typeNames.clientRequest}` : "{ id: string | number; method: string; params?: any }"],
-    ["ClientNotificationMessage", typeNames.clientNotification ? `U.${typeNames.clientNotification}` : "{ method: string; params?: any }"],
+    // A kind without an upstream file has no schema: its params are open (read as a JsonView, see View).
+    ["Notification", typeNames.notification ? `U.${typeNames.notification}` : "{ method: string; params?: unknown }"],
+    ["ServerRequestMessage", typeNames.request ? `U.${typeNames.request}` : "{ id: string | number; method: string; params?: unknown }"],
+    ["ClientRequestMessage", typeNames.clientRequest ? `U.${typeNames.clientRequest}` : "{ id: string | number; method: string; params?: unknown }"],
+    ["ClientNotificationMessage", typeNames.clientNotification ? `U.${typeNames.clientNotification}` : "{ method: string; params?: unknown }"],
   ];
   const kindType = (k: string) => (t.protocol === "tagged" ? `${pascalKind(k)}Message` : MESSAGE_TYPE[k]);
   if (t.protocol === "tagged") {
-    for (const k of t.kinds) sf.addTypeAlias({ name: kindType(k.kind), isExported: true, type: typeNames[k.kind] ? `U.${typeNames[k.kind]}` : `{ ${k.tag}: string; [key: string]: any }` });
+    for (const k of t.kinds) sf.addTypeAlias({ name: kindType(k.kind), isExported: true, type: typeNames[k.kind] ? `U.${typeNames[k.kind]}` : `{ ${k.tag}: string; [key: string]: unknown }` });
     sf.addTypeAlias({ name: "Message", isExported: true, docs: [`Any message of the ${t.surface} surface.`], type: t.kinds.map((k) => kindType(k.kind)).join(" | ") || "never" });
   } else {
     for (const [name, type] of aliases) sf.addTypeAlias({ name, type, isExported: true });
     // `result` is checked by codegen against the answered method's <X>Response schema, not typed here.
-    sf.addTypeAlias({ name: "JsonRpcResponse", isExported: true, type: "{ id: string | number; result?: any; error?: { code: number; message: string; data?: unknown } }" });
+    sf.addTypeAlias({ name: "JsonRpcResponse", isExported: true, type: "{ id: string | number; result?: unknown; error?: { code: number; message: string; data?: unknown } }" });
     sf.addTypeAlias({
       name: `Message`,
       isExported: true,
@@ -560,7 +562,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   const ignoredByKind = new Map<Kind, [string, string][]>();
   for (const g of t.ignored) ignoredByKind.set(g.kind, [...(ignoredByKind.get(g.kind) ?? []), ...g.methods.map((m) => [m, `${t.surface}#${g.id}`] as [string, string])]);
   const ignoredCode = [...ignoredByKind].map(([k, ms]) => `${k}: {\n${ms.map(([m, id]) => `      ${lit(m)}: ${lit(id)},\n`).join("")}    },`).join("\n    ");
-  const ignoreWhen = t.ignored.filter((g) => g.when?.length).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => ${g.when!.map((c) => condCode(c)).join(" && ")},\n`).join("");
+  const ignoreWhen = t.ignored.filter((g) => g.when?.length).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => ${g.when!.map((c) => condCode(c)).join(" && ")},\n`).join("");
   const ignoreVersions = t.ignored.filter((g) => g.versions).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: ${JSON.stringify(g.versions)},\n`).join("");
   const pinned = t.upstream.versions
     ? `, versions: [${[{ version: t.upstream.version, reports: t.upstream.reports }, ...t.upstream.versions].map((x) => `{ version: ${lit(x.version)}${x.reports !== undefined ? `, reports: ${lit(x.reports)}` : ""} }`).join(", ")}]`
@@ -589,14 +591,14 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     }
     if (!unconditional) body.push("return undefined;");
     MSG = "m";
-    sf.addFunction({ name: "input", docs: ["Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any."], parameters: [{ name: "line", type: "any" }, { name: "capture", type: "any", hasQuestionToken: true }], returnType: "InputMatch | undefined", statements: body.join("\n") });
+    sf.addFunction({ name: "input", docs: ["Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any."], parameters: [{ name: "line", type: "JsonView" }, { name: "capture", type: "unknown", hasQuestionToken: true }], returnType: "InputMatch | undefined", statements: body.join("\n") });
   }
 
   if (t.time) {
     // The message's own time (`time:` of the table): read unchecked like the input line (codegen checked each path
     // is a field of some message of the table); the first that holds a valid time wins.
     const tries = t.time.from.map((e) => `timeOf(${exprCode(e, new Set())}, ${lit(t.time!.numbers)})`).join(" ?? ");
-    sf.addFunction({ name: "time", docs: [`The time a message carries (${t.file}:${t.time.line}), as an ISO date-time; undefined when it carries none.`], parameters: [{ name: "m", type: "any" }, { name: "cx", type: "{ readonly meta: any }" }], returnType: "string | undefined", statements: `return ${tries};` });
+    sf.addFunction({ name: "time", docs: [`The time a message carries (${t.file}:${t.time.line}), as an ISO date-time; undefined when it carries none.`], parameters: [{ name: "m", type: "View<Message>" }, { name: "cx", type: "{ readonly meta: JsonView }" }], returnType: "string | undefined", statements: `return ${tries};` });
   }
 
   if (t.sessions) {
@@ -604,7 +606,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     // first non-empty string or number of each part.
     const part = (ps: SessionPathIR[]): string => {
       if (!ps.length) return "undefined";
-      const read = (p: SessionPathIR) => (p.each ? `eachId(${exprCode(p.each, new Set())}, (s_el: any) => ${exprCode(p.path, new Set(["el"]))})` : exprCode(p.path, new Set()));
+      const read = (p: SessionPathIR) => (p.each ? `eachId(${exprCode(p.each, new Set())}, (s_el) => ${exprCode(p.path, new Set(["el"]))})` : exprCode(p.path, new Set()));
       const one = (p: SessionPathIR) => (p.match ? `(${p.match.map((x) => `cx.method === ${lit(x)}`).join(" || ")} ? ${read(p)} : undefined)` : read(p));
       // children with an `each` entry: every id of every entry (a list)
       if (ps.some((p) => p.each)) return `allIds(${ps.map(one).join(", ")})`;
@@ -612,9 +614,14 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     };
     const fields = ([["key", t.sessions.key], ["parent", t.sessions.parent], ["children", t.sessions.children]] as const).filter(([, ps]) => ps.length).map(([n, ps]) => `${n}: ${part(ps)}`);
     if (t.sessions.next.length) fields.push(`next: ${t.sessions.next.map((x) => `cx.method === ${lit(x)}`).join(" || ")}`);
-    sf.addFunction({ name: "session", docs: [`The provider session a message belongs to (${t.file}:${t.sessions.line}).`], parameters: [{ name: "m", type: "any" }, { name: "cx", type: "{ readonly meta: any; readonly method: string }" }], returnType: "SessionRoute", statements: `return { ${fields.join(", ")} };` });
+    sf.addFunction({ name: "session", docs: [`The provider session a message belongs to (${t.file}:${t.sessions.line}).`], parameters: [{ name: "m", type: "View<Message>" }, { name: "cx", type: "{ readonly meta: JsonView; readonly method: string }" }], returnType: "SessionRoute", statements: `return { ${fields.join(", ")} };` });
   }
 
+  // (the type of open values joins the imports when some code of the table reads one)
+  if (statements.some((x) => typeof x === "string" ? /\bJsonView\b/.test(x) : JSON.stringify(x).includes("JsonView")) || ignoreWhen.includes("JsonView")) {
+    const at = utilImports.findIndex((x) => typeof x === "string" && x !== "UNSET" && x.localeCompare("JsonView") > 0);
+    utilImports.splice(at < 0 ? utilImports.length : at, 0, { name: "JsonView", isTypeOnly: true });
+  }
   statements.push(`\n/** The ${t.surface} mapping table (${t.file}), compiled. */\nexport const table: SurfaceTable = {
   surface: ${lit(t.surface)},
   provider: ${lit(t.provider)},

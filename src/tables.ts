@@ -6,3 +6,4 @@
 export { SURFACES, SURFACE_NAMES } from "../generated/surfaces.gen.js";
 export type { SurfaceName } from "../generated/surfaces.gen.js";
 export type { SurfaceTable, Row, RowContext, Kind, Role, Op } from "./normalize/table-types.js";
+export type { JsonView } from "./normalize/row-util.js";

@@ -43,14 +43,14 @@ import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, numberOf, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, numberOf, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
 
 export type Notification = U.AcpAgentNotificationMessage;
 export type ServerRequestMessage = U.AcpAgentRequestMessage;
 export type ClientRequestMessage = U.AcpClientRequestMessage;
 export type ClientNotificationMessage = U.AcpClientNotificationMessage;
-export type JsonRpcResponse = { id: string | number; result?: any; error?: { code: number; message: string; data?: unknown } };
+export type JsonRpcResponse = { id: string | number; result?: unknown; error?: { code: number; message: string; data?: unknown } };
 /** Any message of the acp surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
@@ -784,7 +784,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.emit("turn.plan.updated", {
-    plan: objects(m.params?.update?.entries).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.params?.update?.entries).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
   });
   return true;
 }
@@ -1083,7 +1083,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   cx.setVarAt(`cursor-todos`, h_cursor.cursorTodos(null, (m.params?.todos ?? []), false));
   cx.emit("turn.plan.updated", {
     explanation: (str(m.params?.overview) ?? str(m.params?.name)),
-    plan: objects(m.params?.todos).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
+    plan: objects(m.params?.todos).map((s_todo) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
   });
   cx.emit("request.opened", {
     requestType: "tool_user_input",
@@ -1113,7 +1113,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   cx.ref(ID_turn_current);
   cx.setVarAt(`cursor-todos`, h_cursor.cursorTodos(cx.varAt(`cursor-todos`), m.params?.todos, m.params?.merge));
   cx.emit("turn.plan.updated", {
-    plan: objects(cx.varAt(`cursor-todos`)).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
+    plan: objects(cx.varAt(`cursor-todos`)).map((s_todo) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
   });
   return true;
 }
@@ -1410,12 +1410,12 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
     config: {
       sessionId: m.result?.sessionId,
       modes: m.result?.modes,
-      models: (m.result as any)?.models,
+      models: (m.result as JsonView)?.models,
       configOptions: m.result?.configOptions,
       cwd: cx.request?.params?.cwd,
     },
     mode: m.result?.modes?.currentModeId,
-    model: str((m.result as any)?.models?.currentModelId),
+    model: str((m.result as JsonView)?.models?.currentModelId),
   });
   cx.emit("session.state.changed", { state: "ready" });
   return true;
@@ -1471,12 +1471,12 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
     config: {
       sessionId: cx.request?.params?.sessionId,
       modes: m.result?.modes,
-      models: (m.result as any)?.models,
+      models: (m.result as JsonView)?.models,
       configOptions: m.result?.configOptions,
       cwd: cx.request?.params?.cwd,
     },
     mode: m.result?.modes?.currentModeId,
-    model: str((m.result as any)?.models?.currentModelId),
+    model: str((m.result as JsonView)?.models?.currentModelId),
   });
   cx.emit("session.state.changed", { state: "ready" });
   return true;
@@ -1748,7 +1748,7 @@ function pick_notification_session_update(m: Parameters<typeof r_agent_chunk_emp
 }
 
 /** The provider session a message belongs to (mappings/acp.yaml:118). */
-function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+function session(m: View<Message>, cx: { readonly meta: JsonView; readonly method: string }): SessionRoute {
   return { key: firstId(m?.params?.sessionId, m?.result?.sessionId) };
 }
 

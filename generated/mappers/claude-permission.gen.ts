@@ -11,12 +11,12 @@
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 // Mapping table mappings/claude-permission.yaml: sha256 281bc52c3d6777c55c6d2732565a781d69d09450f80f4dc14b423bb6f6b4d985
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, type JsonView, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-permission.gen.js";
 
 export type PermissionResultMessage = U.Permission;
 export type WireMessage = U.ClaudeControlMessage;
-export type PermissionRequestMessage = { toolName: string; [key: string]: any };
+export type PermissionRequestMessage = { toolName: string; [key: string]: unknown };
 /** Any message of the claude-permission surface. */
 export type Message = PermissionResultMessage | WireMessage | PermissionRequestMessage;
 
@@ -103,7 +103,7 @@ function pick_wire_control_request(m: Parameters<typeof r_control_request>[0]): 
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: any, capture?: any): InputMatch | undefined {
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/claude-permission.yaml:28 — input wrapper "permission-request"
   if (line?.toolName != null && line?.input != null) return { wrapper: "permission-request", message: line, kind: "permissionRequest", type: "request" };
   // mappings/claude-permission.yaml:33 — input wrapper "wire-capture"

@@ -18,19 +18,19 @@ import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceT
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
 export type MessageMessage = U.SDKMessage;
 export type PermissionResultMessage = U.Permission;
-export type PermissionRequestMessage = { toolName: string; [key: string]: any };
-export type ElicitationRequestMessage = { agentnormType: string; [key: string]: any };
-export type ElicitationResultMessage = { action: string; [key: string]: any };
-export type UserDialogRequestMessage = { agentnormType: string; [key: string]: any };
-export type UserDialogResultMessage = { behavior: string; [key: string]: any };
-export type AnsweredElsewhereMessage = { agentnormType: string; [key: string]: any };
-export type ControlMessage = { subtype: string; [key: string]: any };
-export type StepMessage = { agentnormStep: string; [key: string]: any };
+export type PermissionRequestMessage = { toolName: string; [key: string]: unknown };
+export type ElicitationRequestMessage = { agentnormType: string; [key: string]: unknown };
+export type ElicitationResultMessage = { action: string; [key: string]: unknown };
+export type UserDialogRequestMessage = { agentnormType: string; [key: string]: unknown };
+export type UserDialogResultMessage = { behavior: string; [key: string]: unknown };
+export type AnsweredElsewhereMessage = { agentnormType: string; [key: string]: unknown };
+export type ControlMessage = { subtype: string; [key: string]: unknown };
+export type StepMessage = { agentnormStep: string; [key: string]: unknown };
 export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ElicitationRequestMessage | ElicitationResultMessage | UserDialogRequestMessage | UserDialogResultMessage | AnsweredElsewhereMessage | ControlMessage | StepMessage | WireMessage;
@@ -498,8 +498,8 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.emit("files.persisted", {
-    files: objects(m.files).filter((s_f: any) => s_f?.filename != null && s_f?.file_id != null).map((s_f: any) => ({ filename: s_f?.filename, fileId: s_f?.file_id })),
-    failed: objects(m.failed).filter((s_f: any) => s_f?.filename != null && s_f?.error != null).map((s_f: any) => ({ filename: s_f?.filename, error: s_f?.error })),
+    files: objects(m.files).filter((s_f) => s_f?.filename != null && s_f?.file_id != null).map((s_f) => ({ filename: s_f?.filename, fileId: s_f?.file_id })),
+    failed: objects(m.failed).filter((s_f) => s_f?.filename != null && s_f?.error != null).map((s_f) => ({ filename: s_f?.filename, error: s_f?.error })),
   });
   return true;
 }
@@ -791,7 +791,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
 
 /** mappings/claude-sdk.yaml:1019 — message result → turn.completed, runtime.warning */
 function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
-  if (!(m.subtype === "success" && m.is_error === true && (objects(m.permission_denials).filter((s_d: any) => s_d?.auto_mode_unchecked != null).map((s_d: any) => (s_d?.tool_use_id)) as any)?.[0] != null)) return false;
+  if (!(m.subtype === "success" && m.is_error === true && objects(m.permission_denials).filter((s_d) => s_d?.auto_mode_unchecked != null).map((s_d) => (s_d?.tool_use_id))?.[0] != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
   cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
@@ -808,7 +808,7 @@ function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "re
   cx.emit("runtime.warning", {
     message: "auto mode refused actions without a safety check (permission_denials[].auto_mode_unchecked)",
     detail: {
-      autoModeUnchecked: objects(m.permission_denials).filter((s_d: any) => s_d?.auto_mode_unchecked != null).map((s_d: any) => ({ toolName: s_d?.tool_name, toolUseId: s_d?.tool_use_id, reason: s_d?.auto_mode_unchecked })),
+      autoModeUnchecked: objects(m.permission_denials).filter((s_d) => s_d?.auto_mode_unchecked != null).map((s_d) => ({ toolName: s_d?.tool_name, toolUseId: s_d?.tool_use_id, reason: s_d?.auto_mode_unchecked })),
     },
   });
   return true;
@@ -987,7 +987,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   });
   if (h_claude.claudeTaskPlan((v2 !== UNSET ? v2 : (v2 = cx.varAt(`taskPlan`))), m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.setVarAt(`taskPlan`, h_claude.claudeTaskPlan((v2 !== UNSET ? v2 : (v2 = cx.varAt(`taskPlan`))), m.tool_use_result));
   if (h_claude.claudeTaskPlan(null, m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.emit("turn.plan.updated", {
-    plan: objects(cx.varAt(`taskPlan`)).map((s_t: any) => ({ step: s_t?.step, status: s_t?.status })),
+    plan: objects(cx.varAt(`taskPlan`)).map((s_t) => ({ step: s_t?.step, status: s_t?.status })),
   });
   return true;
 }
@@ -1675,8 +1675,8 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       displayName: m?.request?.display_name,
       description: m?.request?.description,
     },
-    options: ((map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf((m?.request?.permission_suggestions as any)?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
-    questions: (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? h_questions.questionsOf((m?.request?.input as any)?.questions, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }) : undefined),
+    options: ((map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf((m?.request?.permission_suggestions as JsonView)?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    questions: (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? h_questions.questionsOf((m?.request?.input as JsonView)?.questions, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }) : undefined),
   });
   return true;
 }
@@ -1779,7 +1779,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_request_close_2, m.response?.request_id);
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) {
-    const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText((m.response?.response as any)?.updatedInput?.questions, (m.response?.response as any)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
+    const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText((m.response?.response as JsonView)?.updatedInput?.questions, (m.response?.response as JsonView)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),
       decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? h_questions.answeredOrCancelled(s_answered) : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
@@ -2096,9 +2096,9 @@ function pick_wire_control_request(m: Parameters<typeof r_wire_can_use_tool>[0])
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: any, capture?: any): InputMatch | undefined {
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/claude-sdk.yaml:95 — input wrapper "permission-request-captured"
-  if (capture?.channel === "permission" && capture?.dir === "in") return { wrapper: "permission-request-captured", message: line, kind: "permissionRequest", type: "request" };
+  if ((capture as JsonView)?.channel === "permission" && (capture as JsonView)?.dir === "in") return { wrapper: "permission-request-captured", message: line, kind: "permissionRequest", type: "request" };
   // mappings/claude-sdk.yaml:100 — input wrapper "permission-request-capture-line"
   if (line?.seq != null && line?.channel === "permission" && line?.dir === "in") return { wrapper: "permission-request-capture-line", message: line?.message, meta: { dir: line?.dir, channel: line?.channel }, kind: "permissionRequest", type: "request" };
   // mappings/claude-sdk.yaml:106 — input wrapper "permission-request-bare"
@@ -2106,9 +2106,9 @@ function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/claude-sdk.yaml:112 — input wrapper "answered-elsewhere"
   if (line?.seq != null && line?.dir === "out" && (line?.channel === "permission" || line?.channel === "elicitation" || line?.channel === "userDialog") && line?.message == null) return { wrapper: "answered-elsewhere", message: line, kind: "answeredElsewhere", type: "answer" };
   // mappings/claude-sdk.yaml:119 — input wrapper "elicitation-request-captured"
-  if (capture?.channel === "elicitation" && capture?.dir === "in") return { wrapper: "elicitation-request-captured", message: line, kind: "elicitationRequest", type: "request" };
+  if ((capture as JsonView)?.channel === "elicitation" && (capture as JsonView)?.dir === "in") return { wrapper: "elicitation-request-captured", message: line, kind: "elicitationRequest", type: "request" };
   // mappings/claude-sdk.yaml:124 — input wrapper "elicitation-result-captured"
-  if (capture?.channel === "elicitation" && capture?.dir === "out") return { wrapper: "elicitation-result-captured", message: line, kind: "elicitationResult" };
+  if ((capture as JsonView)?.channel === "elicitation" && (capture as JsonView)?.dir === "out") return { wrapper: "elicitation-result-captured", message: line, kind: "elicitationResult" };
   // mappings/claude-sdk.yaml:128 — input wrapper "elicitation-request-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "in") return { wrapper: "elicitation-request-capture-line", message: line?.message, kind: "elicitationRequest", type: "request" };
   // mappings/claude-sdk.yaml:133 — input wrapper "elicitation-result-capture-line"
@@ -2118,9 +2118,9 @@ function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/claude-sdk.yaml:142 — input wrapper "user-dialog-request-bare"
   if (line?.request?.dialogKind != null && line?.options?.requestId != null) return { wrapper: "user-dialog-request-bare", message: line, kind: "userDialogRequest", type: "request" };
   // mappings/claude-sdk.yaml:147 — input wrapper "user-dialog-request-captured"
-  if (capture?.channel === "userDialog" && capture?.dir === "in") return { wrapper: "user-dialog-request-captured", message: line, kind: "userDialogRequest", type: "request" };
+  if ((capture as JsonView)?.channel === "userDialog" && (capture as JsonView)?.dir === "in") return { wrapper: "user-dialog-request-captured", message: line, kind: "userDialogRequest", type: "request" };
   // mappings/claude-sdk.yaml:152 — input wrapper "user-dialog-result-captured"
-  if (capture?.channel === "userDialog" && capture?.dir === "out") return { wrapper: "user-dialog-result-captured", message: line, kind: "userDialogResult" };
+  if ((capture as JsonView)?.channel === "userDialog" && (capture as JsonView)?.dir === "out") return { wrapper: "user-dialog-result-captured", message: line, kind: "userDialogResult" };
   // mappings/claude-sdk.yaml:156 — input wrapper "user-dialog-request-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "in") return { wrapper: "user-dialog-request-capture-line", message: line?.message, kind: "userDialogRequest", type: "request" };
   // mappings/claude-sdk.yaml:161 — input wrapper "user-dialog-result-capture-line"
@@ -2136,7 +2136,7 @@ function input(line: any, capture?: any): InputMatch | undefined {
 }
 
 /** The provider session a message belongs to (mappings/claude-sdk.yaml:187). */
-function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+function session(m: View<Message>, cx: { readonly meta: JsonView; readonly method: string }): SessionRoute {
   return { key: m?.session_id, next: cx.method === "conversation_reset" };
 }
 
@@ -2230,6 +2230,6 @@ export const table: SurfaceTable = {
     "claude-sdk#ignored-wire-3": ["0.3.337","0.3.333","0.2.141"],
   },
   ignoreWhen: {
-    "claude-sdk#ignored-message-1": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => (m?.subtype === "thinking_tokens" || m?.subtype === "elicitation_complete"),
+    "claude-sdk#ignored-message-1": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => (m?.subtype === "thinking_tokens" || m?.subtype === "elicitation_complete"),
   },
 };

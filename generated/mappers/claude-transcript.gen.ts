@@ -8,11 +8,11 @@
 // Mapping table mappings/claude-transcript.yaml: sha256 b4ced1ab8dd1cc5b1fa1fa08827cb1dcf114f0548a65c571808e38332bf995f6
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
-import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
 
 export type LineMessage = U.TranscriptLine;
-export type NotificationMessage = { method: string; [key: string]: any };
+export type NotificationMessage = { method: string; [key: string]: unknown };
 /** Any message of the claude-transcript surface. */
 export type Message = LineMessage | NotificationMessage;
 
@@ -290,7 +290,7 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
 
 /** mappings/claude-transcript.yaml:577 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
-  if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && (objects(m.message?.content).filter((s_b: any) => s_b?.type !== "thinking").map((s_b: any) => (s_b?.type)) as any)?.[0] != null)) return false;
+  if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && objects(m.message?.content).filter((s_b) => s_b?.type !== "thinking").map((s_b) => (s_b?.type))?.[0] != null)) return false;
   cx.setVarAt(`pendingEnd`, m.uuid);
   cx.setVarAt(`pendingStop`, m.message?.stop_reason);
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -376,7 +376,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
 
 /** mappings/claude-transcript.yaml:759 — line system → turn.completed, thread.started, session.configured */
 function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
-  if (!(m.subtype === "informational" && ((m as any)?.promptSubmitEnding?.ending?.kind ?? "blocked_by_hook") === "blocked_by_hook" && h_claude.claudeBlockedPrompt(m.content) != null)) return false;
+  if (!(m.subtype === "informational" && ((m as JsonView)?.promptSubmitEnding?.ending?.kind ?? "blocked_by_hook") === "blocked_by_hook" && h_claude.claudeBlockedPrompt(m.content) != null)) return false;
   cx.ref(ID_thread_open_2, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
   cx.upstreamVersion(m.version);
@@ -415,7 +415,7 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   cx.emit("hook.completed", {
     hookId: (m.attachment?.toolUseID ?? m.uuid),
     outcome: "error",
-    output: (str((m.attachment?.blockingError as any)?.blockingError) ?? str(m.attachment?.blockingError)),
+    output: (str((m.attachment?.blockingError as JsonView)?.blockingError) ?? str(m.attachment?.blockingError)),
   });
   return true;
 }
@@ -543,7 +543,7 @@ function pick_line_attachment(m: Parameters<typeof r_attachment_hook_blocking_er
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: any, capture?: any): InputMatch | undefined {
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/claude-transcript.yaml:68 — input wrapper "capture"
   if (line?.seq != null && line?.message != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir } };
   // mappings/claude-transcript.yaml:72 — input wrapper "bare"
@@ -551,7 +551,7 @@ function input(line: any, capture?: any): InputMatch | undefined {
 }
 
 /** The time a message carries (mappings/claude-transcript.yaml:80), as an ISO date-time; undefined when it carries none. */
-function time(m: any, cx: { readonly meta: any }): string | undefined {
+function time(m: View<Message>, cx: { readonly meta: JsonView }): string | undefined {
   return timeOf(m?.timestamp, "ms");
 }
 
@@ -620,6 +620,6 @@ export const table: SurfaceTable = {
     "claude-transcript#ignored-line-5": ["0.3.337"],
   },
   ignoreWhen: {
-    "claude-transcript#ignored-line-3": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.attachment?.type !== "hook_blocking_error",
+    "claude-transcript#ignored-line-3": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.attachment?.type !== "hook_blocking_error",
   },
 };

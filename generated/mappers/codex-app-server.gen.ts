@@ -23,14 +23,14 @@ import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View }
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
-import { add, arr, concat, firstId, joinKey, json, numberOf, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, firstId, joinKey, json, type JsonView, numberOf, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
 
 export type Notification = U.ServerNotification;
 export type ServerRequestMessage = U.ServerRequest;
 export type ClientRequestMessage = U.ClientRequest;
 export type ClientNotificationMessage = U.ClientNotification;
-export type JsonRpcResponse = { id: string | number; result?: any; error?: { code: number; message: string; data?: unknown } };
+export type JsonRpcResponse = { id: string | number; result?: unknown; error?: { code: number; message: string; data?: unknown } };
 /** Any message of the codex-app-server surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
@@ -1367,12 +1367,12 @@ function pick_notification_windowsSandbox_setupCompleted(m: Parameters<typeof r_
 }
 
 /** The time a message carries (mappings/codex-app-server.yaml:29), as an ISO date-time; undefined when it carries none. */
-function time(m: any, cx: { readonly meta: any }): string | undefined {
+function time(m: View<Message>, cx: { readonly meta: JsonView }): string | undefined {
   return timeOf(m?.emittedAtMs, "ms") ?? timeOf(m?.params?.completedAtMs, "ms") ?? timeOf(m?.params?.startedAtMs, "ms");
 }
 
 /** The provider session a message belongs to (mappings/codex-app-server.yaml:36). */
-function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+function session(m: View<Message>, cx: { readonly meta: JsonView; readonly method: string }): SessionRoute {
   return { key: firstId(m?.params?.threadId, m?.params?.thread?.id, m?.params?.conversationId, m?.result?.thread?.id), parent: firstId(m?.params?.thread?.parentThreadId, m?.result?.thread?.parentThreadId) };
 }
 

@@ -9,7 +9,7 @@ import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, concat, joinKey, json, numberOf, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, type JsonView, numberOf, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
 export type EventMessage = U.EventMsg;
@@ -470,7 +470,7 @@ function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx:
   cx.ref(ID_turn_current);
   cx.emit("turn.plan.updated", {
     explanation: m.explanation,
-    plan: objects(m.plan).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.plan).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
   });
   return true;
 }
@@ -1865,7 +1865,7 @@ function pick_event_sub_agent_activity(m: Parameters<typeof r_sub_agent_activity
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: any, capture?: any): InputMatch | undefined {
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/codex-eventmsg.yaml:55 — input wrapper "tui-log"
   if (line?.kind === "codex_event" && line?.dir != null) return { wrapper: "tui-log", message: line?.payload?.msg, meta: { id: line?.payload?.id, ts: line?.ts } };
   // mappings/codex-eventmsg.yaml:59 — input wrapper "tui-other"
@@ -1882,7 +1882,7 @@ function input(line: any, capture?: any): InputMatch | undefined {
 }
 
 /** The time a message carries (mappings/codex-eventmsg.yaml:79), as an ISO date-time; undefined when it carries none. */
-function time(m: any, cx: { readonly meta: any }): string | undefined {
+function time(m: View<Message>, cx: { readonly meta: JsonView }): string | undefined {
   return timeOf(cx.meta?.timestamp, "ms") ?? timeOf(cx.meta?.ts, "ms");
 }
 

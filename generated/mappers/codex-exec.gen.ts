@@ -6,7 +6,7 @@
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, joinKey, json, numberOf, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, type JsonView, numberOf, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-exec.gen.js";
 
 export type EventMessage = U.ThreadEvent;
@@ -145,7 +145,7 @@ function r_item_started_todo_list(m: View<Member<EventMessage, "type", "item.sta
   cx.ref(ID_item_open, m.item?.id);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: m.item });
   cx.emit("turn.plan.updated", {
-    plan: objects(m.item?.items).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.item?.items).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
   });
   return true;
 }
@@ -183,7 +183,7 @@ function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.upd
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: m.item });
   if (!cx.isStale("item")) cx.emit("item.updated", { itemType: "plan", status: "inProgress", data: m.item });
   cx.emit("turn.plan.updated", {
-    plan: objects(m.item?.items).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.item?.items).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
   });
   return true;
 }
@@ -337,7 +337,7 @@ function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.c
   cx.ref(ID_item_close, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
   cx.emit("turn.plan.updated", {
-    plan: objects(m.item?.items).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.item?.items).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.item });
   return true;
@@ -429,7 +429,7 @@ function pick_event_item_completed(m: Parameters<typeof r_item_completed_agent_m
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: any, capture?: any): InputMatch | undefined {
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/codex-exec.yaml:42 — input wrapper "recorder-argv"
   if (line?.argv != null) return { ignore: "codex-exec#input-recorder-argv" };
   // mappings/codex-exec.yaml:45 — input wrapper "bare"

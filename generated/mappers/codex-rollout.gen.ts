@@ -6,7 +6,7 @@
 import type { IdRef, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-rollout.gen.js";
 
 export type LineMessage = U.RolloutLine;
@@ -453,7 +453,7 @@ function pick_line_realtime_item(m: Parameters<typeof r_realtime_session_started
 }
 
 /** The time a message carries (mappings/codex-rollout.yaml:46), as an ISO date-time; undefined when it carries none. */
-function time(m: any, cx: { readonly meta: any }): string | undefined {
+function time(m: View<Message>, cx: { readonly meta: JsonView }): string | undefined {
   return timeOf(m?.timestamp, "ms");
 }
 

@@ -6,7 +6,7 @@
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
 
 export type EventMessage = U.CursorStreamJsonEvent;
@@ -261,10 +261,10 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
       title: s_cursorToolTitle,
       data: {
         kind: tagOf(m.tool_call),
-        args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+        args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
       },
       toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
-      input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      input: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
       cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
       files: (s_kind === "file_change" ? s_tool?.files : undefined),
@@ -281,10 +281,10 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
       title: s_cursorToolTitle,
       data: {
         kind: tagOf(m.tool_call),
-        args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+        args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
       },
       toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
-      input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      input: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
       cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
       files: (s_kind === "file_change" ? s_tool?.files : undefined),
@@ -309,11 +309,11 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
     input: m.tool_call?.updateTodosToolCall?.args,
   });
   if (!cx.isStale("item")) cx.emit("turn.plan.updated", {
-    plan: objects((m.tool_call?.updateTodosToolCall?.result?.success?.todos ?? m.tool_call?.updateTodosToolCall?.args?.todos)).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
+    plan: objects((m.tool_call?.updateTodosToolCall?.result?.success?.todos ?? m.tool_call?.updateTodosToolCall?.args?.todos)).map((s_todo) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "plan",
-    status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as any)?.result) ?? "(none)"), "failed"),
+    status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as JsonView)?.result) ?? "(none)"), "failed"),
     data: {
       kind: "updateTodosToolCall",
       args: m.tool_call?.updateTodosToolCall?.args,
@@ -343,10 +343,10 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
       title: s_cursorToolTitle,
       data: {
         kind: tagOf(m.tool_call),
-        args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+        args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
       },
       toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
-      input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      input: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
       cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
       files: (s_kind === "file_change" ? s_tool?.files : undefined),
@@ -363,15 +363,15 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
     const s_kind = map_toolKind(tagOf(m.tool_call));
     cx.emit("item.completed", {
       itemType: s_kind,
-      status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as any)?.result) ?? "(none)"), "failed"),
+      status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as JsonView)?.result) ?? "(none)"), "failed"),
       title: s_cursorToolTitle,
       data: {
         kind: tagOf(m.tool_call),
-        args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
-        result: (variantOf(m.tool_call) as any)?.result,
+        args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
+        result: (variantOf(m.tool_call) as JsonView)?.result,
       },
       toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
-      input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      input: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
       cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
       files: (s_kind === "file_change" ? s_tool?.files : undefined),
@@ -400,10 +400,10 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
       data: {
         kind: tagOf(m.tool_call),
         subtype: m.subtype,
-        args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+        args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
       },
       toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
-      input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      input: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
       cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
       files: (s_kind === "file_change" ? s_tool?.files : undefined),
@@ -477,18 +477,18 @@ function pick_event_tool_call(m: Parameters<typeof r_tool_call_started>[0]): rea
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: any, capture?: any): InputMatch | undefined {
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/cursor-cli.yaml:39 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
 /** The time a message carries (mappings/cursor-cli.yaml:48), as an ISO date-time; undefined when it carries none. */
-function time(m: any, cx: { readonly meta: any }): string | undefined {
+function time(m: View<Message>, cx: { readonly meta: JsonView }): string | undefined {
   return timeOf(m?.timestamp_ms, "ms");
 }
 
 /** The provider session a message belongs to (mappings/cursor-cli.yaml:44). */
-function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+function session(m: View<Message>, cx: { readonly meta: JsonView; readonly method: string }): SessionRoute {
   return { key: m?.session_id };
 }
 

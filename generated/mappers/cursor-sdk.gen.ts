@@ -10,7 +10,7 @@
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-sdk.gen.js";
 
 export type MessageMessage = U.CursorSdkMessage;
@@ -521,7 +521,7 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
     input: m.toolCall?.args,
   });
   if (!cx.isStale("item")) cx.emit("turn.plan.updated", {
-    plan: objects((m.toolCall?.result?.value?.todos ?? m.toolCall?.args?.todos)).map((s_t: any) => ({ step: (str(s_t?.content) ?? ""), status: map_todoStatus(s_t?.status) })),
+    plan: objects((m.toolCall?.result?.value?.todos ?? m.toolCall?.args?.todos)).map((s_t) => ({ step: (str(s_t?.content) ?? ""), status: map_todoStatus(s_t?.status) })),
   });
   if (!cx.isStale("item")) {
     const s_tool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
@@ -812,7 +812,7 @@ function pick_message_status(m: Parameters<typeof r_status_running>[0]): readonl
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: any, capture?: any): InputMatch | undefined {
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/cursor-sdk.yaml:74 — input wrapper "run-stream-message"
   if (line?.schemaVersion != null && line?.type === "sdk_message") return { wrapper: "run-stream-message", message: line?.message, meta: { agentId: line?.agentId, runId: line?.runId, schemaVersion: line?.schemaVersion } };
   // mappings/cursor-sdk.yaml:79 — input wrapper "delta-nested"
@@ -826,7 +826,7 @@ function input(line: any, capture?: any): InputMatch | undefined {
 }
 
 /** The provider session a message belongs to (mappings/cursor-sdk.yaml:99). */
-function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+function session(m: View<Message>, cx: { readonly meta: JsonView; readonly method: string }): SessionRoute {
   return { key: firstId(m?.agent_id, m?.agentId, (cx.method === "user-message-appended" ? m?.session_id : undefined)) };
 }
 
@@ -916,7 +916,7 @@ export const table: SurfaceTable = {
     "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1262)",
   },
   ignoreWhen: {
-    "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.run_id != null && cx.varAt(`live:${(cx.varAt(`run:${m?.run_id}`) ?? m?.run_id)}`) != null,
-    "cursor-sdk#ignored-update-8": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => (h_cursor.cursorShellCase(m?.event) === "start" || h_cursor.cursorShellCase(m?.event) === "exit" || h_cursor.cursorShellCase(m?.event) === "backgrounded" || h_cursor.cursorShellCase(m?.event) === "hook_context" || h_cursor.cursorShellCase(m?.event) === "hookContext"),
+    "cursor-sdk#ignored-message-3": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.run_id != null && cx.varAt(`live:${(cx.varAt(`run:${m?.run_id}`) ?? m?.run_id)}`) != null,
+    "cursor-sdk#ignored-update-8": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => (h_cursor.cursorShellCase(m?.event) === "start" || h_cursor.cursorShellCase(m?.event) === "exit" || h_cursor.cursorShellCase(m?.event) === "backgrounded" || h_cursor.cursorShellCase(m?.event) === "hook_context" || h_cursor.cursorShellCase(m?.event) === "hookContext"),
   },
 };

@@ -4,11 +4,11 @@
 //   0fa825390b5968d38fd973270a984611c7ab6081d376eb2fcb591cc5db5647d2  schemas/upstream/gemini-cli/0.61.0/ChatRecord.json
 // Mapping table mappings/gemini-chat.yaml: sha256 bf455f8e0605d8a87ff1946b27ae27a2cc2da85312089beb497d23585a4d879d
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/gemini-chat.gen.js";
 
 export type RecordMessage = U.GeminiChatRecord;
-export type StepMessage = { step: string; [key: string]: any };
+export type StepMessage = { step: string; [key: string]: unknown };
 /** Any message of the gemini-chat surface. */
 export type Message = RecordMessage | StepMessage;
 
@@ -105,7 +105,7 @@ function r_model_message_text(m: View<Member<RecordMessage, "type", "gemini">>, 
 
 /** mappings/gemini-chat.yaml:177 — record gemini */
 function r_model_message_rewritten(m: View<Member<RecordMessage, "type", "gemini">>, cx: RowContext): boolean {
-  if (!(((objects(m.content).filter((s_p: any) => s_p?.thought === true).map((s_p: any) => (s_p)) as any)?.[0] ?? (objects(m.content).filter((s_p: any) => s_p?.functionCall != null).map((s_p: any) => (s_p)) as any)?.[0]) != null)) return false;
+  if (!((objects(m.content).filter((s_p) => s_p?.thought === true).map((s_p) => (s_p))?.[0] ?? objects(m.content).filter((s_p) => s_p?.functionCall != null).map((s_p) => (s_p))?.[0]) != null)) return false;
   for (const s_part of arr(m.content)) {
     cx.replay({ step: "part", sessionId: (cx.varAt(`chat`) ?? "chat"), part: s_part });
   }
@@ -212,7 +212,7 @@ const ROW_step_tool_call: Row = { rule: "gemini-chat#step-tool-call", line: 392,
 const ROW_end: Row = { rule: "gemini-chat#end", line: 417, run: r_end };
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: any, capture?: any): InputMatch | undefined {
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/gemini-chat.yaml:42 — input wrapper "header"
   if (line?.sessionId != null && line?.projectHash != null) return { wrapper: "header", message: line, kind: "record", type: "header" };
   // mappings/gemini-chat.yaml:47 — input wrapper "message"
@@ -223,7 +223,7 @@ function input(line: any, capture?: any): InputMatch | undefined {
 }
 
 /** The time a message carries (mappings/gemini-chat.yaml:55), as an ISO date-time; undefined when it carries none. */
-function time(m: any, cx: { readonly meta: any }): string | undefined {
+function time(m: View<Message>, cx: { readonly meta: JsonView }): string | undefined {
   return timeOf(m?.timestamp, "ms") ?? timeOf(m?.startTime, "ms");
 }
 
@@ -275,9 +275,9 @@ export const table: SurfaceTable = {
     "gemini-chat#ignored-step-5": "a part of a model message that is no text, thought or call (inline data, a file): not shown live either (mappings/gemini-chat.yaml:456)",
   },
   ignoreWhen: {
-    "gemini-chat#ignored-record-1": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.type === "user",
-    "gemini-chat#ignored-step-3": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.step === "end",
-    "gemini-chat#ignored-step-4": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.step === "text",
-    "gemini-chat#ignored-step-5": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.step === "part",
+    "gemini-chat#ignored-record-1": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.type === "user",
+    "gemini-chat#ignored-step-3": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.step === "end",
+    "gemini-chat#ignored-step-4": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.step === "text",
+    "gemini-chat#ignored-step-5": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.step === "part",
   },
 };

@@ -4,7 +4,7 @@
 //   39ebe29168eca7780a739a1c5bed6bea07db8edf792450471bf9cbf05aa2891a  schemas/upstream/opencode/1.18.33/MessageEntry.json
 // Mapping table mappings/opencode-history.yaml: sha256 762de54bd4222a6af15c90e26b34b8c9dd9a9b9088220e4ffc218baf4140b4e3
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { add, allIds, arr, concat, eachId, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, allIds, arr, concat, eachId, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-history.gen.js";
 
 export type EntryMessage = U.OpencodeMessageEntry;
@@ -84,7 +84,7 @@ function pick_entry_entry(m: Parameters<typeof r_user_entry>[0]): readonly Row[]
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: any, capture?: any): InputMatch | undefined {
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/opencode-history.yaml:27 — input wrapper "entry"
   if (line?.info?.id != null && line?.info?.role != null && line?.parts != null) return { wrapper: "entry", message: line, kind: "entry", type: "entry" };
   // mappings/opencode-history.yaml:32 — input wrapper "capture-entry"
@@ -93,13 +93,13 @@ function input(line: any, capture?: any): InputMatch | undefined {
 }
 
 /** The time a message carries (mappings/opencode-history.yaml:47), as an ISO date-time; undefined when it carries none. */
-function time(m: any, cx: { readonly meta: any }): string | undefined {
+function time(m: View<Message>, cx: { readonly meta: JsonView }): string | undefined {
   return timeOf(m?.info?.time?.completed, "ms") ?? timeOf(m?.info?.time?.created, "ms");
 }
 
 /** The provider session a message belongs to (mappings/opencode-history.yaml:43). */
-function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
-  return { key: m?.info?.sessionID, children: allIds(eachId(m?.parts, (s_el: any) => s_el?.state?.metadata?.sessionId)) };
+function session(m: View<Message>, cx: { readonly meta: JsonView; readonly method: string }): SessionRoute {
+  return { key: m?.info?.sessionID, children: allIds(eachId(m?.parts, (s_el) => s_el?.state?.metadata?.sessionId)) };
 }
 
 /** The opencode-history mapping table (mappings/opencode-history.yaml), compiled. */

@@ -8,7 +8,7 @@ import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, numberOf, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, numberOf, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
 export type EventMessage = U.OpencodeEvent;
@@ -289,7 +289,7 @@ function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.e
   cx.closeOpen("failed", "interrupted");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "interrupted",
-    errorMessage: (text((m.properties?.error as any)?.data?.message, "", "strings", true) ?? text((m.properties?.error as any)?.message, "", "strings", true) ?? str((m.properties?.error as any)?.name) ?? text(m.properties?.error, "", "strings", false)),
+    errorMessage: (text((m.properties?.error as JsonView)?.data?.message, "", "strings", true) ?? text((m.properties?.error as JsonView)?.message, "", "strings", true) ?? str((m.properties?.error as JsonView)?.name) ?? text(m.properties?.error, "", "strings", false)),
   });
   return true;
 }
@@ -301,13 +301,13 @@ function r_session_error(m: View<Member<EventMessage, "type", "session.error">>,
   cx.setVarAt(`turn:${m.properties?.sessionID}`, null);
   cx.closeOpen("failed", "the turn failed");
   cx.emit("runtime.error", {
-    message: ((text((m.properties?.error as any)?.data?.message, "", "strings", true) ?? text((m.properties?.error as any)?.message, "", "strings", true) ?? str((m.properties?.error as any)?.name) ?? text(m.properties?.error, "", "strings", false)) ?? "session error"),
+    message: ((text((m.properties?.error as JsonView)?.data?.message, "", "strings", true) ?? text((m.properties?.error as JsonView)?.message, "", "strings", true) ?? str((m.properties?.error as JsonView)?.name) ?? text(m.properties?.error, "", "strings", false)) ?? "session error"),
     class: "provider_error",
     detail: m.properties?.error,
   });
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "failed",
-    errorMessage: (text((m.properties?.error as any)?.data?.message, "", "strings", true) ?? text((m.properties?.error as any)?.message, "", "strings", true) ?? str((m.properties?.error as any)?.name) ?? text(m.properties?.error, "", "strings", false)),
+    errorMessage: (text((m.properties?.error as JsonView)?.data?.message, "", "strings", true) ?? text((m.properties?.error as JsonView)?.message, "", "strings", true) ?? str((m.properties?.error as JsonView)?.name) ?? text(m.properties?.error, "", "strings", false)),
   });
   return true;
 }
@@ -336,7 +336,7 @@ function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, c
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.emit("turn.plan.updated", {
-    plan: objects(m.properties?.todos).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.properties?.todos).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
   });
   return true;
 }
@@ -733,7 +733,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
   cx.emit("runtime.warning", {
-    message: ((text((m.properties?.part?.error as any)?.data?.message, "", "strings", true) ?? text((m.properties?.part?.error as any)?.message, "", "strings", true) ?? str((m.properties?.part?.error as any)?.name) ?? text(m.properties?.part?.error, "", "strings", false)) ?? "retrying"),
+    message: ((text((m.properties?.part?.error as JsonView)?.data?.message, "", "strings", true) ?? text((m.properties?.part?.error as JsonView)?.message, "", "strings", true) ?? str((m.properties?.part?.error as JsonView)?.name) ?? text(m.properties?.part?.error, "", "strings", false)) ?? "retrying"),
     detail: m.properties?.part,
   });
   return true;
@@ -1027,9 +1027,9 @@ function pick_event_message_part_updated(m: Parameters<typeof r_text_part_waits_
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: any, capture?: any): InputMatch | undefined {
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/opencode.yaml:45 — input wrapper "http-captured"
-  if (capture?.channel === "http") return { ignore: "opencode#input-http-captured" };
+  if ((capture as JsonView)?.channel === "http") return { ignore: "opencode#input-http-captured" };
   // mappings/opencode.yaml:48 — input wrapper "http-capture-line"
   if (line?.seq != null && line?.channel === "http") return { ignore: "opencode#input-http-capture-line" };
   // mappings/opencode.yaml:51 — input wrapper "capture"
@@ -1043,12 +1043,12 @@ function input(line: any, capture?: any): InputMatch | undefined {
 }
 
 /** The time a message carries (mappings/opencode.yaml:82), as an ISO date-time; undefined when it carries none. */
-function time(m: any, cx: { readonly meta: any }): string | undefined {
+function time(m: View<Message>, cx: { readonly meta: JsonView }): string | undefined {
   return timeOf(m?.properties?.part?.time?.end, "ms") ?? timeOf(m?.properties?.part?.time?.start, "ms") ?? timeOf(m?.properties?.info?.time?.completed, "ms") ?? timeOf(m?.properties?.info?.time?.updated, "ms") ?? timeOf(m?.properties?.info?.time?.created, "ms");
 }
 
 /** The provider session a message belongs to (mappings/opencode.yaml:71). */
-function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+function session(m: View<Message>, cx: { readonly meta: JsonView; readonly method: string }): SessionRoute {
   return { key: firstId(m?.properties?.sessionID, m?.properties?.part?.sessionID, m?.properties?.info?.sessionID, (cx.method === "session.created" || cx.method === "session.updated" || cx.method === "session.deleted" ? m?.properties?.info?.id : undefined)), parent: firstId((cx.method === "session.created" || cx.method === "session.updated" ? m?.properties?.info?.parentID : undefined)), children: firstId((cx.method === "message.part.updated" ? m?.properties?.part?.state?.metadata?.sessionId : undefined)) };
 }
 

@@ -6,9 +6,12 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { table } from "../mappers/opencode.gen.js";
 
+/** A message union's schema: one variant per type, each naming its type in the tag field (an enum of one, or a const). */
+type Union = { oneOf: { properties: Record<string, { enum: [string] } | { const: string }> }[] };
+
 function methodsOf(file: string, tag: string): string[] {
-  const doc = JSON.parse(readFileSync(new URL(`../../${file}`, import.meta.url), "utf8"));
-  return doc.oneOf.map((v: any) => v.properties[tag].enum?.[0] ?? v.properties[tag].const).sort();
+  const doc: Union = JSON.parse(readFileSync(new URL(`../../${file}`, import.meta.url), "utf8"));
+  return doc.oneOf.map((v) => v.properties[tag]).map((t) => ("enum" in t ? t.enum[0] : t.const)).sort();
 }
 
 describe("opencode: upstream coverage", () => {

@@ -38,8 +38,37 @@ export function compact<T extends Record<string, unknown>>(o: T): T {
   return o;
 }
 
+/**
+ * A provider value as a row reads it where the upstream schema says nothing of its shape (an open value, an input
+ * line, a list element of unknown type): any field or index may be read, each again such a value (absent fields read
+ * as undefined at run time), and it may be compared with a constant or handed to a helper or the runtime, which take
+ * `unknown`. What it holds is checked where it is used: helpers and the DSL operators check types, and the runtime
+ * validates every event against the canonical schema. Types only: nothing changes at run time.
+ */
+export type JsonView = undefined | null | JsonFields | (string & OpenFields) | (number & OpenFields) | (boolean & OpenFields);
+/** The fields and elements of a JsonView (a primitive's read as undefined at run time). */
+export interface OpenFields {
+  readonly [key: string]: JsonView;
+  readonly [index: number]: JsonView;
+}
+/** Marks a JsonView object (no value has it): an object literal such as `{}` is not one. */
+declare const JSON_VIEW: unique symbol;
+/** A JsonView that is an object or an array. */
+export interface JsonFields extends OpenFields {
+  readonly [JSON_VIEW]: true;
+}
+/** The elements of the array members of T (never when T has none). */
+type ElementOf<T> = T extends readonly (infer E)[] ? E : never;
+/** What a row reads a list's elements as: their type when T is an array type, else a JsonView. */
+export type Element<T> = 0 extends 1 & T ? JsonView : [ElementOf<T>] extends [never] ? JsonView : ElementOf<T>;
+/**
+ * What a `$list` reads its elements as: the schema's element type when T is an array type, its other fields read as
+ * JsonViews (the tables read the spellings of several versions of a list's entries); else a JsonView.
+ */
+export type ListElement<T> = 0 extends 1 & T ? JsonView : [ElementOf<T>] extends [never] ? JsonView : NonNullable<ElementOf<T>> & JsonFields;
+
 /** The value when it is an array, else an empty one (replay over absent lists does nothing). */
-export function arr<T>(x: T): readonly (NonNullable<T> extends readonly (infer E)[] ? E : any)[] {
+export function arr<T>(x: T): readonly Element<T>[] {
   return Array.isArray(x) ? x : [];
 }
 
@@ -131,7 +160,7 @@ export function add(...xs: unknown[]): number {
 }
 
 /** `$list`: the elements of a list that are objects (what a $list reshapes); [] when absent. */
-export function objects(x: unknown): any[] {
+export function objects<T>(x: T): ListElement<T>[] {
   return Array.isArray(x) ? x.filter((e) => e !== null && typeof e === "object") : [];
 }
 
@@ -160,7 +189,7 @@ export function firstId(...xs: unknown[]): string | number | undefined {
 }
 
 /** Session ids read on each element of a list (`sessions: children: { each }`): the elements' ids that are one. */
-export function eachId(list: unknown, read: (element: any) => unknown): (string | number)[] {
+export function eachId(list: unknown, read: (element: JsonView) => unknown): (string | number)[] {
   const out: (string | number)[] = [];
   if (Array.isArray(list)) for (const x of list) { const id = firstId(read(x)); if (id !== undefined) out.push(id); }
   return out;

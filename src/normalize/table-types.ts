@@ -3,6 +3,7 @@
  * Generated code only calls RowContext; the runtime owns all state.
  */
 import type { CanonicalRuntimeEventType, ProviderKind, RuntimeEventPayloadByType, RuntimeEventSource } from "../../generated/canonical.gen.js";
+import type { JsonView } from "./row-util.js";
 
 /** JSON-RPC kinds (notification, request, response, clientRequest, clientNotification, clientResponse), or a tagged protocol's own. */
 export type Kind = string;
@@ -25,7 +26,7 @@ export interface IdRef {
 
 export interface RowContext {
   /** For response kinds: the request message this response answers. */
-  readonly request: any;
+  readonly request: JsonView;
   /** Resolve a provider id for a role to a canonical id (see mappings/README.md "Identities"). */
   ref(id: IdRef, providerId?: unknown): void;
   emit<T extends CanonicalRuntimeEventType>(type: T, payload: RowPayload<RuntimeEventPayloadByType[T]>): void;
@@ -36,9 +37,9 @@ export interface RowContext {
   /** The role's entity was already closed before this row (a late or replayed message about it). */
   isStale(role: Role): boolean;
   /** The canonical id of the role's entity in this row (`{ $id: task }`), e.g. for task.* payloads. */
-  id(role: Role): any;
+  id(role: Role): string | undefined;
   /** What the runtime stored for the role's entity (fields of the payloads that opened it). */
-  state(role: Role, field: string): any;
+  state(role: Role, field: string): JsonView;
   /** Text a snapshot carries whole; only what deltas did not deliver is emitted. */
   snapshot(stream: string, text: unknown, index: number | undefined): void;
   snapshotParts(stream: string, parts: unknown): void;
@@ -59,9 +60,9 @@ export interface RowContext {
   /** The stream says which upstream version it is (`upstreamVersion` step): selects the pinned version rows apply by. */
   upstreamVersion(stated: unknown): void;
   /** Tagged protocols: the fields the input wrapper extracted (`$meta.x`). */
-  readonly meta: any;
+  readonly meta: JsonView;
   /** The whole input line the message came in (`$line.x`). */
-  readonly line: any;
+  readonly line: JsonView;
 }
 
 /** The declared keys of an object type (not its index signature). */
@@ -89,10 +90,11 @@ type Absent<K extends PropertyKey> = { readonly [P in K]?: undefined };
  * arrays. Where a value may be a primitive, an object or an array, each part also reads the others' keys (and
  * indexes) as undefined, as they do at run time: `content?.[0]?.type` of a string-or-blocks value type-checks and
  * the string part still compares with a string. A value the schema leaves open (`unknown`, an open object's other
- * keys) reads as `any`, as codegen's own path check treats it. Types only: nothing changes at run time.
+ * keys) reads as a JsonView: any key of it may be read, as codegen's own path check treats it. Types only: nothing
+ * changes at run time.
  */
 export type View<T> = unknown extends T
-  ? any
+  ? JsonView
   : Has<ObjectPart<T> | ArrayPart<T>> extends false
     ? T
     :
@@ -103,14 +105,16 @@ export type View<T> = unknown extends T
 
 /**
  * A canonical payload as a row builds it from message fields: any field may be absent or null and arrays may be
- * readonly, and a string, number or boolean field takes any string, number or boolean. The event is checked when it
- * is made (the runtime validates every event against the canonical schema and turns a bad one into a
- * runtime.error), and table constants are checked by codegen; tsc checks the payload's keys and shapes.
+ * readonly, and a string, number or boolean field takes any string, number or boolean; any field takes a value the
+ * upstream schema leaves open (a JsonView). The event is checked when it is made (the runtime validates every event
+ * against the canonical schema and turns a bad one into a runtime.error), and table constants are checked by
+ * codegen; tsc checks the payload's keys and shapes.
  */
 export type RowPayload<P> = { readonly [K in keyof P]?: RowValue<P[K]> };
 type RowValue<V> =
   | null
   | undefined
+  | JsonView
   | (V extends string ? string : V extends number ? number : V extends boolean ? boolean : V extends readonly (infer E)[] ? readonly RowValue<E>[] : V extends object ? RowPayload<V> : V);
 
 /**
@@ -149,7 +153,7 @@ export interface SurfaceTable {
   /** kind → the field that names a message's type (`method` for JSON-RPC). */
   tags: Record<Kind, string>;
   /** Tagged protocols: finds the message inside an input line (absent: the line is the message). */
-  input?: (line: unknown, capture?: unknown) => InputMatch | undefined;
+  input?: (line: JsonView, capture?: unknown) => InputMatch | undefined;
   /** How pushLine reports a line that is not JSON (default "error"; "warning" for logs mixing text and JSON). */
   nonJsonLines?: "error" | "warning";
   /** The table's own message mapped through its rows when the stream ends (`atEnd:`): its kind and tag value. */
