@@ -378,7 +378,7 @@ export class Scope implements RowContext {
     return this.rt.vars.slots;
   }
   /** Set an unkeyed variable (null or undefined deletes); the messages held for it run after the row. */
-  setVar<K extends UnkeyedVar>(name: K, value: unknown): void {
+  setVar(name: UnkeyedVar, value: unknown): void {
     const vars = this.rt.vars;
     if (value === null || value === undefined) {
       vars.slots[name] = undefined;

@@ -56,7 +56,7 @@ export interface RowContext {
    * deletes.
    */
   readonly vars: SessionSlots;
-  setVar<K extends UnkeyedVar>(name: K, value: unknown): void;
+  setVar(name: UnkeyedVar, value: unknown): void;
   setVarIn(store: VarStore, key: unknown, value: unknown): void;
   /** A variable by its key parts, the first its name (what a helper, a hand-written table or the runtime names at run time). */
   getVar(key: readonly unknown[]): unknown;
