@@ -4,8 +4,8 @@ import { VarStore } from "../src/normalize/var-store.js";
 
 /**
  * The session variables of every table (mappings/*.yaml `set:`, `$var`, `hold:`, closeOpen's statusVar), one slot
- * each: an unkeyed variable is a field (undefined: unset), a keyed one a store of its values by the rest of its key.
- * One record per session (src/normalize/vars.ts).
+ * each: an unkeyed variable is a field (undefined: unset), a keyed one a store of its values by the rest of its key,
+ * made when first used (a session uses few of them). One record per session (src/normalize/vars.ts).
  */
 export class SessionSlots {
   agent: unknown = undefined;
@@ -29,56 +29,212 @@ export class SessionSlots {
   taskPlan: unknown = undefined;
   tk: unknown = undefined;
   userDialog: unknown = undefined;
-  readonly agentParent = new VarStore("agentParent");
-  readonly "assistant-message" = new VarStore("assistant-message");
-  readonly baseline = new VarStore("baseline");
-  readonly call = new VarStore("call");
-  readonly closeAtStop = new VarStore("closeAtStop");
-  readonly diff = new VarStore("diff");
-  readonly foregroundCall = new VarStore("foregroundCall");
-  readonly hookBlocked = new VarStore("hookBlocked");
-  readonly item = new VarStore("item");
-  readonly json = new VarStore("json");
-  readonly lastBlock = new VarStore("lastBlock");
-  readonly "legacy-reasoning" = new VarStore("legacy-reasoning");
-  readonly live = new VarStore("live");
-  readonly loading = new VarStore("loading");
-  readonly message = new VarStore("message");
-  readonly messageCacheRead = new VarStore("messageCacheRead");
-  readonly messageCacheWrite = new VarStore("messageCacheWrite");
-  readonly messageInput = new VarStore("messageInput");
-  readonly openBlock = new VarStore("openBlock");
-  readonly parent = new VarStore("parent");
-  readonly parentSession = new VarStore("parentSession");
-  readonly part = new VarStore("part");
-  readonly "permission-opened" = new VarStore("permission-opened");
-  readonly "permission-options" = new VarStore("permission-options");
-  readonly prompting = new VarStore("prompting");
-  readonly "replay-turn" = new VarStore("replay-turn");
-  readonly "replayed-turn" = new VarStore("replayed-turn");
-  readonly "replayed-user" = new VarStore("replayed-user");
-  readonly request = new VarStore("request");
-  readonly role = new VarStore("role");
-  readonly run = new VarStore("run");
-  readonly seg = new VarStore("seg");
-  readonly sidechainTurn = new VarStore("sidechainTurn");
-  readonly snapshot = new VarStore("snapshot");
-  readonly status = new VarStore("status");
-  readonly step = new VarStore("step");
-  readonly streamed = new VarStore("streamed");
-  readonly taskParent = new VarStore("taskParent");
-  readonly think = new VarStore("think");
-  readonly "tool-diff" = new VarStore("tool-diff");
-  readonly "tool-final" = new VarStore("tool-final");
-  readonly "tool-type" = new VarStore("tool-type");
-  readonly toolParent = new VarStore("toolParent");
-  readonly toolTitle = new VarStore("toolTitle");
-  readonly turn = new VarStore("turn");
-  readonly "turn-diff" = new VarStore("turn-diff");
-  readonly turnEnd = new VarStore("turnEnd");
-  readonly turnOf = new VarStore("turnOf");
-  readonly unanswered = new VarStore("unanswered");
-  readonly usage = new VarStore("usage");
+  /** The keyed variables' stores made so far. */
+  readonly stores: VarStore[] = [];
+  private "$agentParent": VarStore | undefined = undefined;
+  private "$assistant-message": VarStore | undefined = undefined;
+  private "$baseline": VarStore | undefined = undefined;
+  private "$call": VarStore | undefined = undefined;
+  private "$closeAtStop": VarStore | undefined = undefined;
+  private "$diff": VarStore | undefined = undefined;
+  private "$foregroundCall": VarStore | undefined = undefined;
+  private "$hookBlocked": VarStore | undefined = undefined;
+  private "$item": VarStore | undefined = undefined;
+  private "$json": VarStore | undefined = undefined;
+  private "$lastBlock": VarStore | undefined = undefined;
+  private "$legacy-reasoning": VarStore | undefined = undefined;
+  private "$live": VarStore | undefined = undefined;
+  private "$loading": VarStore | undefined = undefined;
+  private "$message": VarStore | undefined = undefined;
+  private "$messageCacheRead": VarStore | undefined = undefined;
+  private "$messageCacheWrite": VarStore | undefined = undefined;
+  private "$messageInput": VarStore | undefined = undefined;
+  private "$openBlock": VarStore | undefined = undefined;
+  private "$parent": VarStore | undefined = undefined;
+  private "$parentSession": VarStore | undefined = undefined;
+  private "$part": VarStore | undefined = undefined;
+  private "$permission-opened": VarStore | undefined = undefined;
+  private "$permission-options": VarStore | undefined = undefined;
+  private "$prompting": VarStore | undefined = undefined;
+  private "$replay-turn": VarStore | undefined = undefined;
+  private "$replayed-turn": VarStore | undefined = undefined;
+  private "$replayed-user": VarStore | undefined = undefined;
+  private "$request": VarStore | undefined = undefined;
+  private "$role": VarStore | undefined = undefined;
+  private "$run": VarStore | undefined = undefined;
+  private "$seg": VarStore | undefined = undefined;
+  private "$sidechainTurn": VarStore | undefined = undefined;
+  private "$snapshot": VarStore | undefined = undefined;
+  private "$status": VarStore | undefined = undefined;
+  private "$step": VarStore | undefined = undefined;
+  private "$streamed": VarStore | undefined = undefined;
+  private "$taskParent": VarStore | undefined = undefined;
+  private "$think": VarStore | undefined = undefined;
+  private "$tool-diff": VarStore | undefined = undefined;
+  private "$tool-final": VarStore | undefined = undefined;
+  private "$tool-type": VarStore | undefined = undefined;
+  private "$toolParent": VarStore | undefined = undefined;
+  private "$toolTitle": VarStore | undefined = undefined;
+  private "$turn": VarStore | undefined = undefined;
+  private "$turn-diff": VarStore | undefined = undefined;
+  private "$turnEnd": VarStore | undefined = undefined;
+  private "$turnOf": VarStore | undefined = undefined;
+  private "$unanswered": VarStore | undefined = undefined;
+  private "$usage": VarStore | undefined = undefined;
+  get agentParent(): VarStore {
+    return this["$agentParent"] ?? this.made((this["$agentParent"] = new VarStore("agentParent")));
+  }
+  get "assistant-message"(): VarStore {
+    return this["$assistant-message"] ?? this.made((this["$assistant-message"] = new VarStore("assistant-message")));
+  }
+  get baseline(): VarStore {
+    return this["$baseline"] ?? this.made((this["$baseline"] = new VarStore("baseline")));
+  }
+  get call(): VarStore {
+    return this["$call"] ?? this.made((this["$call"] = new VarStore("call")));
+  }
+  get closeAtStop(): VarStore {
+    return this["$closeAtStop"] ?? this.made((this["$closeAtStop"] = new VarStore("closeAtStop")));
+  }
+  get diff(): VarStore {
+    return this["$diff"] ?? this.made((this["$diff"] = new VarStore("diff")));
+  }
+  get foregroundCall(): VarStore {
+    return this["$foregroundCall"] ?? this.made((this["$foregroundCall"] = new VarStore("foregroundCall")));
+  }
+  get hookBlocked(): VarStore {
+    return this["$hookBlocked"] ?? this.made((this["$hookBlocked"] = new VarStore("hookBlocked")));
+  }
+  get item(): VarStore {
+    return this["$item"] ?? this.made((this["$item"] = new VarStore("item")));
+  }
+  get json(): VarStore {
+    return this["$json"] ?? this.made((this["$json"] = new VarStore("json")));
+  }
+  get lastBlock(): VarStore {
+    return this["$lastBlock"] ?? this.made((this["$lastBlock"] = new VarStore("lastBlock")));
+  }
+  get "legacy-reasoning"(): VarStore {
+    return this["$legacy-reasoning"] ?? this.made((this["$legacy-reasoning"] = new VarStore("legacy-reasoning")));
+  }
+  get live(): VarStore {
+    return this["$live"] ?? this.made((this["$live"] = new VarStore("live")));
+  }
+  get loading(): VarStore {
+    return this["$loading"] ?? this.made((this["$loading"] = new VarStore("loading")));
+  }
+  get message(): VarStore {
+    return this["$message"] ?? this.made((this["$message"] = new VarStore("message")));
+  }
+  get messageCacheRead(): VarStore {
+    return this["$messageCacheRead"] ?? this.made((this["$messageCacheRead"] = new VarStore("messageCacheRead")));
+  }
+  get messageCacheWrite(): VarStore {
+    return this["$messageCacheWrite"] ?? this.made((this["$messageCacheWrite"] = new VarStore("messageCacheWrite")));
+  }
+  get messageInput(): VarStore {
+    return this["$messageInput"] ?? this.made((this["$messageInput"] = new VarStore("messageInput")));
+  }
+  get openBlock(): VarStore {
+    return this["$openBlock"] ?? this.made((this["$openBlock"] = new VarStore("openBlock")));
+  }
+  get parent(): VarStore {
+    return this["$parent"] ?? this.made((this["$parent"] = new VarStore("parent")));
+  }
+  get parentSession(): VarStore {
+    return this["$parentSession"] ?? this.made((this["$parentSession"] = new VarStore("parentSession")));
+  }
+  get part(): VarStore {
+    return this["$part"] ?? this.made((this["$part"] = new VarStore("part")));
+  }
+  get "permission-opened"(): VarStore {
+    return this["$permission-opened"] ?? this.made((this["$permission-opened"] = new VarStore("permission-opened")));
+  }
+  get "permission-options"(): VarStore {
+    return this["$permission-options"] ?? this.made((this["$permission-options"] = new VarStore("permission-options")));
+  }
+  get prompting(): VarStore {
+    return this["$prompting"] ?? this.made((this["$prompting"] = new VarStore("prompting")));
+  }
+  get "replay-turn"(): VarStore {
+    return this["$replay-turn"] ?? this.made((this["$replay-turn"] = new VarStore("replay-turn")));
+  }
+  get "replayed-turn"(): VarStore {
+    return this["$replayed-turn"] ?? this.made((this["$replayed-turn"] = new VarStore("replayed-turn")));
+  }
+  get "replayed-user"(): VarStore {
+    return this["$replayed-user"] ?? this.made((this["$replayed-user"] = new VarStore("replayed-user")));
+  }
+  get request(): VarStore {
+    return this["$request"] ?? this.made((this["$request"] = new VarStore("request")));
+  }
+  get role(): VarStore {
+    return this["$role"] ?? this.made((this["$role"] = new VarStore("role")));
+  }
+  get run(): VarStore {
+    return this["$run"] ?? this.made((this["$run"] = new VarStore("run")));
+  }
+  get seg(): VarStore {
+    return this["$seg"] ?? this.made((this["$seg"] = new VarStore("seg")));
+  }
+  get sidechainTurn(): VarStore {
+    return this["$sidechainTurn"] ?? this.made((this["$sidechainTurn"] = new VarStore("sidechainTurn")));
+  }
+  get snapshot(): VarStore {
+    return this["$snapshot"] ?? this.made((this["$snapshot"] = new VarStore("snapshot")));
+  }
+  get status(): VarStore {
+    return this["$status"] ?? this.made((this["$status"] = new VarStore("status")));
+  }
+  get step(): VarStore {
+    return this["$step"] ?? this.made((this["$step"] = new VarStore("step")));
+  }
+  get streamed(): VarStore {
+    return this["$streamed"] ?? this.made((this["$streamed"] = new VarStore("streamed")));
+  }
+  get taskParent(): VarStore {
+    return this["$taskParent"] ?? this.made((this["$taskParent"] = new VarStore("taskParent")));
+  }
+  get think(): VarStore {
+    return this["$think"] ?? this.made((this["$think"] = new VarStore("think")));
+  }
+  get "tool-diff"(): VarStore {
+    return this["$tool-diff"] ?? this.made((this["$tool-diff"] = new VarStore("tool-diff")));
+  }
+  get "tool-final"(): VarStore {
+    return this["$tool-final"] ?? this.made((this["$tool-final"] = new VarStore("tool-final")));
+  }
+  get "tool-type"(): VarStore {
+    return this["$tool-type"] ?? this.made((this["$tool-type"] = new VarStore("tool-type")));
+  }
+  get toolParent(): VarStore {
+    return this["$toolParent"] ?? this.made((this["$toolParent"] = new VarStore("toolParent")));
+  }
+  get toolTitle(): VarStore {
+    return this["$toolTitle"] ?? this.made((this["$toolTitle"] = new VarStore("toolTitle")));
+  }
+  get turn(): VarStore {
+    return this["$turn"] ?? this.made((this["$turn"] = new VarStore("turn")));
+  }
+  get "turn-diff"(): VarStore {
+    return this["$turn-diff"] ?? this.made((this["$turn-diff"] = new VarStore("turn-diff")));
+  }
+  get turnEnd(): VarStore {
+    return this["$turnEnd"] ?? this.made((this["$turnEnd"] = new VarStore("turnEnd")));
+  }
+  get turnOf(): VarStore {
+    return this["$turnOf"] ?? this.made((this["$turnOf"] = new VarStore("turnOf")));
+  }
+  get unanswered(): VarStore {
+    return this["$unanswered"] ?? this.made((this["$unanswered"] = new VarStore("unanswered")));
+  }
+  get usage(): VarStore {
+    return this["$usage"] ?? this.made((this["$usage"] = new VarStore("usage")));
+  }
+  private made(s: VarStore): VarStore {
+    this.stores.push(s);
+    return s;
+  }
 }
 
 /** The unkeyed variables (fields of SessionSlots). */
@@ -104,3 +260,82 @@ export type UnkeyedVar =
   | "taskPlan"
   | "tk"
   | "userDialog";
+
+/** The names of the unkeyed variables. */
+export const UNKEYED_VARS: ReadonlySet<string> = new Set([
+  "agent",
+  "call-diff",
+  "chat",
+  "compactSummaryNext",
+  "cursor-todos",
+  "elicitation",
+  "elicitationCount",
+  "endState",
+  "lastResult",
+  "localCommandOutput",
+  "metaLine",
+  "nturn",
+  "pendingEnd",
+  "pendingStop",
+  "permission",
+  "restored",
+  "sidechainParent",
+  "summary",
+  "taskPlan",
+  "tk",
+  "userDialog",
+]);
+
+/** The names of the keyed variables (stores of SessionSlots). */
+export const KEYED_VARS: ReadonlySet<string> = new Set([
+  "agentParent",
+  "assistant-message",
+  "baseline",
+  "call",
+  "closeAtStop",
+  "diff",
+  "foregroundCall",
+  "hookBlocked",
+  "item",
+  "json",
+  "lastBlock",
+  "legacy-reasoning",
+  "live",
+  "loading",
+  "message",
+  "messageCacheRead",
+  "messageCacheWrite",
+  "messageInput",
+  "openBlock",
+  "parent",
+  "parentSession",
+  "part",
+  "permission-opened",
+  "permission-options",
+  "prompting",
+  "replay-turn",
+  "replayed-turn",
+  "replayed-user",
+  "request",
+  "role",
+  "run",
+  "seg",
+  "sidechainTurn",
+  "snapshot",
+  "status",
+  "step",
+  "streamed",
+  "taskParent",
+  "think",
+  "tool-diff",
+  "tool-final",
+  "tool-type",
+  "toolParent",
+  "toolTitle",
+  "turn",
+  "turn-diff",
+  "turnEnd",
+  "turnOf",
+  "unanswered",
+  "usage",
+]);

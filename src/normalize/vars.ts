@@ -11,7 +11,7 @@
  * Bounded: each keyed variable keeps at most 2 × VAR_LIMIT values (the VAR_LIMIT most recently used always
  * survive); unkeyed variables are one value each. At most HOLD_LIMIT messages wait in all.
  */
-import { SessionSlots } from "../../generated/vars.gen.js";
+import { KEYED_VARS, SessionSlots, UNKEYED_VARS } from "../../generated/vars.gen.js";
 import { keyOf, VarStore } from "./var-store.js";
 
 export { VAR_LIMIT, VarStore } from "./var-store.js";
@@ -41,37 +41,40 @@ export class SessionVars<T = unknown> {
   /** Values dropped by the bound, over every keyed variable. */
   get dropped(): number {
     let n = this.loose.dropped;
-    for (const v of Object.values(this.slots)) if (v instanceof VarStore) n += v.dropped;
+    for (const s of this.slots.stores) n += s.dropped;
     return n;
   }
 
   /** Variables held now (each value of a keyed variable counts). */
   get size(): number {
     let n = this.loose.size;
-    for (const v of Object.values(this.slots)) n += v instanceof VarStore ? v.size : v === undefined ? 0 : 1;
+    for (const s of this.slots.stores) n += s.size;
+    for (const name of UNKEYED_VARS) if (this.field(name) !== undefined) n++;
     return n;
+  }
+
+  private field(name: string): unknown {
+    return (this.slots as unknown as Record<string, unknown>)[name];
   }
 
   /** The slot of a key given as its parts (the first is the name). */
   private slot(key: readonly unknown[]): Slot {
     const name = String(key[0]);
-    if (Object.hasOwn(this.slots, name)) {
-      const s: unknown = (this.slots as unknown as Record<string, unknown>)[name];
-      if (!(s instanceof VarStore)) { if (key.length === 1) return { field: name }; }
-      else if (key.length > 1) return { store: s, key: key.length === 2 ? keyOf(key[1]) : varKey(key.slice(1)) };
-    }
+    if (key.length === 1 && UNKEYED_VARS.has(name)) return { field: name };
+    const store = key.length > 1 && KEYED_VARS.has(name) ? this.field(name) : undefined;
+    if (store instanceof VarStore) return { store, key: key.length === 2 ? keyOf(key[1]) : varKey(key.slice(1)) };
     return { store: this.loose, key: varKey(key) };
   }
 
   /** A variable by its key parts. */
   get(key: readonly unknown[]): unknown {
     const s = this.slot(key);
-    return "field" in s ? (this.slots as unknown as Record<string, unknown>)[s.field] : s.store.get(s.key);
+    return "field" in s ? this.field(s.field) : s.store.get(s.key);
   }
 
   has(key: readonly unknown[]): boolean {
     const s = this.slot(key);
-    return "field" in s ? (this.slots as unknown as Record<string, unknown>)[s.field] !== undefined : s.store.has(s.key);
+    return "field" in s ? this.field(s.field) !== undefined : s.store.has(s.key);
   }
 
   /** Set a variable by its key parts (null or undefined deletes); returns the messages that waited for it, in arrival order. */

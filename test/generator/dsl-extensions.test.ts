@@ -89,7 +89,7 @@ describe("DSL: hold rows, $if, snapshot entries, conditional set, message replay
     const t = gen.tables.loadTable("mini-late.yaml", TABLE, cx).table!;
     const vars = gen.emitVars.emitVars([t], "// test");
     expect(vars).toContain("  turn: unknown = undefined;");
-    expect(vars).toContain('  readonly role = new VarStore("role");');
+    expect(vars).toContain('  get role(): VarStore {');
     const both = gen.tables.loadTable("mini-late.yaml", TABLE.replace("{ set: [seen, $properties.part.id]", "{ set: [turn, $properties.part.id]"), cx).table!;
     expect(() => gen.emitVars.emitVars([both], "// test")).toThrow(/E267.*"turn" is used both with and without a key/);
   });
