@@ -21,7 +21,7 @@ describe("generated rows: a row that does not match returns before it touches th
       for (const [, name, body] of rows) {
         const lines = body.split("\n").filter((l) => l.trim() !== "");
         // the reused lookups' locals, all unset: declared before the guard, read (and set) only when needed
-        if (/^\s*let v\d+: any = UNSET(, v\d+: any = UNSET)*;$/.test(lines[0])) lines.shift();
+        if (/^\s*let v\d+: \w+ = UNSET(, v\d+: \w+ = UNSET)*;$/.test(lines[0])) lines.shift();
         lines.forEach((l, i) => {
           if (/\breturn false\b/.test(l)) expect(`${name}: line ${i + 1}`).toBe(`${name}: line 1`);
           // a hold row claims the message only through cx.hold, which parks nothing when it returns false
