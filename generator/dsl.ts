@@ -107,7 +107,7 @@ export interface SnapshotStep {
   let?: Lets;
 }
 
-/** Remember a session variable (key parts joined with `:`; a null value deletes it). */
+/** Remember a session variable: its name (a word), then its key parts (joined with `:`); a null value deletes it. */
 export interface SetStep {
   set: Expr[];
   value: Expr;

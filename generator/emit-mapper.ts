@@ -69,10 +69,35 @@ const keyHead = (key: string) => { const i = key.indexOf("${"); return i < 0 ? k
 /** Whether a set of `a` may change the variable at `b`. */
 const mayBeSame = (a: string, b: string) => { const x = keyHead(a), y = keyHead(b); return x.startsWith(y) || y.startsWith(x); };
 
-function varLookup(keyCode: string): string {
+/** A variable's name: the first part of its key. */
+export const varName = (key: Expr[]): string => (key[0]?.k === "lit" ? String(key[0].v) : "");
+
+/**
+ * A session variable's slot (generated/vars.gen.ts): an unkeyed variable is a field of `cx.vars`, a keyed one a store
+ * there (`key` its first part, the name, a literal: E266).
+ */
+export function varSlot(key: Expr[]): string {
+  const name = varName(key);
+  return IDENT.test(name) ? `cx.vars.${name}` : `cx.vars[${JSON.stringify(name)}]`;
+}
+
+/**
+ * A keyed variable's key in its store (the parts after the name): one part as it is (the store reads a string as
+ * is and anything else as its text, what joining did), several joined with ":" in one template literal.
+ */
+function slotKeyCode(parts: string[]): string {
+  return parts.length === 1 ? parts[0] : varKeyCode(parts);
+}
+
+/** A variable read: the unkeyed field itself; a keyed store's get (reused, see Memo). */
+function varLookup(key: Expr[], scope: Set<string>): string {
+  const parts = key.slice(1).map((a) => exprCode(a, scope));
+  // (the memo tells variables apart by their whole key, as the tables write it)
+  const whole = varKeyCode([lit(varName(key)), ...parts]);
   const m = MEMO;
-  if (m) for (const r of m.reads) r.push(keyCode);
-  return reused(`cx.varAt(${keyCode})`, [keyCode]);
+  if (m) for (const r of m.reads) r.push(whole);
+  if (!parts.length) return varSlot(key);
+  return reused(`${varSlot(key)}.get(${slotKeyCode(parts)})`, [whole]);
 }
 
 /** Code as the counting pass wrote it: the rewritten lookups inside it put back. */
@@ -177,7 +202,7 @@ export function exprCode(e: Expr, scope: Set<string>): string {
     case "arr":
       return `[${e.items.map((a) => exprCode(a, scope)).join(", ")}]`;
     case "var":
-      return varLookup(varKeyCode(e.key.map((a) => exprCode(a, scope))));
+      return varLookup(e.key, scope);
     case "id":
       return `cx.id(${lit(e.role)})`;
     case "join":
@@ -279,11 +304,15 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
           ? `cx.snapshot(${lit(s.snap.stream)}, ${exprCode(s.snap.text, scope)}, undefined);`
           : `cx.snapshotParts(${lit(s.snap.stream)}, ${exprCode(s.snap.parts!, scope)});`));
         break;
-      case "set":
-        const key = varKeyCode(s.key.map((k) => exprCode(k, scope)));
-        out.push(guarded(s.cond, `cx.setVarAt(${key}, ${exprCode(s.value, scope)});`));
-        if (MEMO) MEMO.sets.push(plainCode(MEMO, key));
+      case "set": {
+        // an unkeyed variable by name (typed: the record's fields), a keyed one through its store
+        const parts = s.key.slice(1).map((k) => exprCode(k, scope));
+        out.push(guarded(s.cond, parts.length
+          ? `cx.setVarIn(${varSlot(s.key)}, ${slotKeyCode(parts)}, ${exprCode(s.value, scope)});`
+          : `cx.setVar(${lit(varName(s.key))}, ${exprCode(s.value, scope)});`));
+        if (MEMO) MEMO.sets.push(plainCode(MEMO, varKeyCode([lit(varName(s.key)), ...parts])));
         break;
+      }
       case "upstreamVersion":
         out.push(guarded(s.cond, `cx.upstreamVersion(${exprCode(s.value, scope)});`));
         break;
@@ -357,7 +386,7 @@ export function rowBody(r: RowIR, surface: string, refs?: (id: IdIR) => string):
     MEMO.epoch = 0;
     MEMO.sets = [];
     const lines = rowLines(r, surface, refs);
-    if (MEMO.names.size) lines.unshift(`let ${[...MEMO.names.values()].map((n) => `${n}: any = UNSET`).join(", ")};`);
+    if (MEMO.names.size) lines.unshift(`let ${[...MEMO.names.values()].map((n) => `${n}: unknown = UNSET`).join(", ")};`);
     return lines.join("\n");
   } finally {
     MEMO = undefined;
@@ -410,6 +439,8 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   const utilImports: (string | { name: string; isTypeOnly: true })[] = ["add", "arr", "concat", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), ...(t.sessions ? ["firstId"] : []), ...(t.sessions?.children.some((p) => p.each) ? ["allIds", "eachId"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
   sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: utilImports });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
+  // (an ignore entry's `when` reads the session variables through the record of slots)
+  if (t.ignored.some((g) => g.when?.length)) sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../vars.gen.js", namedImports: ["SessionSlots"] });
 
   // Message types of each kind, from the upstream schema.
   const aliases: [string, string][] = [
@@ -562,7 +593,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   const ignoredByKind = new Map<Kind, [string, string][]>();
   for (const g of t.ignored) ignoredByKind.set(g.kind, [...(ignoredByKind.get(g.kind) ?? []), ...g.methods.map((m) => [m, `${t.surface}#${g.id}`] as [string, string])]);
   const ignoredCode = [...ignoredByKind].map(([k, ms]) => `${k}: {\n${ms.map(([m, id]) => `      ${lit(m)}: ${lit(id)},\n`).join("")}    },`).join("\n    ");
-  const ignoreWhen = t.ignored.filter((g) => g.when?.length).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => ${g.when!.map((c) => condCode(c)).join(" && ")},\n`).join("");
+  const ignoreWhen = t.ignored.filter((g) => g.when?.length).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: (m: JsonView, cx: { readonly vars: SessionSlots }) => ${g.when!.map((c) => condCode(c)).join(" && ")},\n`).join("");
   const ignoreVersions = t.ignored.filter((g) => g.versions).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: ${JSON.stringify(g.versions)},\n`).join("");
   const pinned = t.upstream.versions
     ? `, versions: [${[{ version: t.upstream.version, reports: t.upstream.reports }, ...t.upstream.versions].map((x) => `{ version: ${lit(x.version)}${x.reports !== undefined ? `, reports: ${lit(x.reports)}` : ""} }`).join(", ")}]`

@@ -25,6 +25,17 @@ export type ConditionParser = (c: any, path: (string | number)[], on: {
   value: (x: unknown, p: (string | number)[]) => Expr;
 }) => Cond[];
 
+/** A session variable's name: the first part of its key, a literal (a field of the generated record of slots). */
+export const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/** The first part of a variable's key (`set`, `$var`, `hold`) is its name: a literal like `item` (E266). */
+export function checkVarName(key: Expr[], path: (string | number)[], src: SourcedYaml, ds: Diagnostic[]): void {
+  const first = key[0];
+  if (!first) return;
+  if (first.k !== "lit" || typeof first.v !== "string" || !VAR_NAME.test(first.v) || first.v === "constructor")
+    ds.push(src.diag(path, "E266", `a variable's key starts with its name: a word (letters, digits, "-", "_"), like [item, $id]`));
+}
+
 export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx: TableContext; mapByName: Map<string, MapIR>; usedMaps: Set<string>; usedHelpers: Set<string> }): { exprParser: ExprParser; conditionParser: ConditionParser } {
   const { src, ds, cx, mapByName, usedMaps, usedHelpers } = env;
     /** Value expressions (one parser for every position; `paths` says how a `$path` resolves and is checked there). */
@@ -89,6 +100,7 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
           const list = o[op];
           if (!Array.isArray(list) || !list.length) ds.push(src.diag(path, "E228", `${op} takes a non-empty list`));
           const items = (Array.isArray(list) ? list : []).map((x, i) => rec(x, [...path, op, i]));
+          if (op === "$var") checkVarName(items, [...path, op, 0], src, ds);
           return op === "$var" ? { k: "var", key: items } : { k: "join", items };
         }
         case "$state": {

@@ -10,6 +10,7 @@ import { listFiles } from "./files.ts";
 import { buildJsonSchema, buildTypes, buildValidator, loadCanonical, publishedSchema } from "./canonical.ts";
 import { DiagnosticError, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
 import { emitMapper, takesSnapshots } from "./emit-mapper.ts";
+import { emitVars } from "./emit-vars.ts";
 import { emitGrammar } from "./emit-grammar.ts";
 import { emitAnswers } from "./emit-answers.ts";
 import { DSL_SCHEMA, dslSchema } from "./dsl-schema.ts";
@@ -228,6 +229,7 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
       files.set(`${GEN}/tests/${t.surface}.coverage.test.ts`, emitCoverageTest(t, header(inputs, ofKinds)));
     });
   }
+  await stage(() => files.set(`${GEN}/vars.gen.ts`, emitVars(tables, header(tables.map((t) => t.file)))));
   if (diagnostics.length) return { diagnostics: sortDiagnostics(diagnostics) };
   files.set(`${GEN}/surfaces.gen.ts`, emitSurfaceIndex(tables, header(tables.map((t) => t.file))));
   files.set(`${GEN}/answers.gen.ts`, emitAnswers(tables, header(tables.filter((t) => t.answering || t.rows.some((r) => r.answers)).map((t) => t.file))));

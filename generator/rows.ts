@@ -5,7 +5,7 @@
  */
 import { didYouMean, type Diagnostic, type SourcedYaml } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
-import type { ExprParser, ConditionParser } from "./expressions.ts";
+import { checkVarName, type ExprParser, type ConditionParser } from "./expressions.ts";
 import type { Cond, Expr, ExampleIR, IdIR, KindIR, LetIR, MapIR, Op, Role, RowIR, SnapIR, StepIR, TableContext } from "./ir.ts";
 import { ANY, ANSWERS, enumValues, isMethodPattern, resolvePath, variants, type Kind, type SchemaRef, type UpstreamMethod, type UpstreamSchemas } from "./upstream.ts";
 
@@ -142,6 +142,9 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
     subject: subjectOf,
   });
 
+  /** A variable's key (`set`, `hold`): its first part is the variable's name (E266). */
+  const varKeyOf = (key: Expr[], p: (string | number)[]): Expr[] => { checkVarName(key, p, src, ds); return key; };
+
   /** Names a `let` may not take: the message's own roots and the positions' fixed ones. */
   const RESERVED = new Set(["msg", "meta", "line", "request", "capture", "if", "then", "else"]);
   /** A `let:` block: its names (identifiers, new where they stand: E247), each parsed with the ones before it in scope. */
@@ -252,8 +255,8 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
         case "emit": {
           const type = st.emit;
           if (!cx.canonical.eventTypes.includes(type)) ds.push(src.diag([...p, "emit"], "E250", `unknown canonical event type "${type}"${didYouMean(type, cx.canonical.eventTypes)}`));
-          const payload = parseExpr(st.payload ?? {}, [...p, "payload"], scope);
-          if (cx.canonical.eventTypes.includes(type)) checkPayload(type, payload, [...p, "payload"]);
+          let payload = parseExpr(st.payload ?? {}, [...p, "payload"], scope);
+          if (cx.canonical.eventTypes.includes(type)) { checkPayload(type, payload, [...p, "payload"]); payload = narrowVars(type, payload); }
           const guard = st.guard === "none" ? [] : lifecycleGuard(cx.canonical, type, opOf);
           return [{ k: "emit", type, cond: [...guard, ...parseConds(st.if, [...p, "if"], true, condScope)], payload, line: src.pos(p).line }];
         }
@@ -262,7 +265,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
         case "set":
           return [{
             k: "set",
-            key: (st.set as unknown[]).map((k, ki) => parseExpr(k, [...p, "set", ki], scope)),
+            key: varKeyOf((st.set as unknown[]).map((k, ki) => parseExpr(k, [...p, "set", ki], scope)), [...p, "set", 0]),
             value: parseExpr(st.value, [...p, "value"], scope),
             cond: parseConds(st.if, [...p, "if"], true, condScope),
           }];
@@ -315,7 +318,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
   const steps = parseSteps(r.steps ?? [], at("steps"), rowLets.inner);
   checkRead(rowLets.lets, at("let"));
 
-  const hold = r.hold ? (r.hold as unknown[]).map((k, ki) => parseExpr(k, at("hold", ki), new Map())) : undefined;
+  const hold = r.hold ? varKeyOf((r.hold as unknown[]).map((k, ki) => parseExpr(k, at("hold", ki), new Map())), at("hold", 0)) : undefined;
   if (hold && (r.steps || r.ids)) ds.push(src.diag(at("hold"), "E281", `a hold row only holds: give it match, when and hold, nothing else`));
   if (!hold && !steps.length) ds.push(src.diag(at(), "E280", `row "${r.rule}" does nothing: give it steps, or list the method under ignored`));
 
@@ -354,6 +357,24 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
       }
     }
     for (const req of schema.required ?? []) if (!keys.has(req)) ds.push(src.diag(path, "E255", `the ${type} payload requires "${req}"`));
+  }
+
+  /**
+   * A session variable's value has no type (the record's slots hold unknown): read straight into a string field of
+   * the payload (itself, or an item of a `$first`), it is narrowed as `$string` does (a string as is, else absent).
+   */
+  function narrowVars(type: string, payload: Expr): Expr {
+    let schema = cx.canonical.payloads[type];
+    if (schema.$ref) schema = cx.canonical.defs[schema.$ref.split("/").pop()];
+    if (payload.k !== "obj") return payload;
+    const props = schema.properties ?? {};
+    const isString = (f: any): boolean => {
+      if (typeof f?.$ref === "string") return f.$ref.startsWith("#/enums/");
+      const ts = (Array.isArray(f?.type) ? f.type : [f?.type]).filter((t: unknown) => t !== "null");
+      return ts.length === 1 && ts[0] === "string";
+    };
+    const narrow = (e: Expr): Expr => (e.k === "var" ? { k: "string", of: e } : e.k === "first" ? { ...e, items: e.items.map(narrow) } : e);
+    return { k: "obj", entries: payload.entries.map(([k, e]) => [k, isString(props[k]) ? narrow(e) : e]) };
   }
 
   function allowedValues(s: any): string[] | undefined {

@@ -17,7 +17,7 @@ const table: SurfaceTable = {
         { rule: "mini-hold#wait", line: 1, run: (m: any, cx) => cx.hold(["role", m.message]) },
         { rule: "mini-hold#part", line: 2, run: (m: any, cx) => { cx.ref({ role: "item", op: "use", field: "message", required: true }, m.message); cx.emit("content.delta", { streamKind: cx.getVar(["role", m.message]) === "user" ? "unknown" : "assistant_text", delta: m.text }); return true; } },
       ],
-      role: [{ rule: "mini-hold#role", line: 3, run: (m: any, cx) => { cx.setVar(["role", m.message], m.role); cx.emit("runtime.warning", { message: `role ${m.role}` }); return true; } }],
+      role: [{ rule: "mini-hold#role", line: 3, run: (m: any, cx) => { cx.setVarNamed(["role", m.message], m.role); cx.emit("runtime.warning", { message: `role ${m.role}` }); return true; } }],
     },
   },
   ignored: {},
@@ -45,5 +45,16 @@ describe("hold rows", () => {
     const end = n.end();
     expect(end.map((e) => [e.type, (e.payload as any).message, e.raw?.rule])).toEqual([["runtime.warning", "stream ended with a message still waiting for role:m9", "agentnorm#end"]]);
     expect(n.end()).toEqual([]);
+  });
+
+  it("a generated table's hold (opencode: a text part before its message's role) waits in the role variable's slot and runs when the role is set, in arrival order", () => {
+    const n = createNormalizer({ surface: "opencode", ids: counterIds(), clock: steppingClock() });
+    const part = (id: string, text: string) => ({ type: "message.part.updated", properties: { sessionID: "s1", part: { id, sessionID: "s1", messageID: "m1", type: "text", text }, time: 1 } });
+    expect(n.push(part("p1", "Fix it"))).toEqual([]);
+    expect(n.push(part("p2", "and test it"))).toEqual([]);
+    expect(n.stats().outcomes.held).toBe(2);
+    const out = n.push({ type: "message.updated", properties: { sessionID: "s1", info: { id: "m1", sessionID: "s1", role: "user", time: { created: 1 }, agent: "build", model: { providerID: "p", modelID: "gpt" } } } });
+    expect(out.filter((e) => e.type === "item.completed").map((e) => (e.payload as any).detail)).toEqual(["Fix it", "and test it"]);
+    expect(n.end().filter((e) => e.type === "runtime.warning" && /still waiting/.test((e.payload as any).message))).toEqual([]);
   });
 });

@@ -47,9 +47,9 @@ describe("memory is bounded by what is open", () => {
 });
 
 describe("session variables", () => {
-  it("are bounded in two generations: the most recently used survive, the rest are dropped and counted", async () => {
-    const { SessionVars, VAR_LIMIT } = await import("../src/normalize/vars.js");
-    const v = new SessionVars();
+  it("a keyed variable's store is bounded in two generations: the most recently used survive, the rest are dropped and counted", async () => {
+    const { VarStore, VAR_LIMIT } = await import("../src/normalize/var-store.js");
+    const v = new VarStore("item");
     v.set("keep", 1);
     for (let i = 0; i < 3 * VAR_LIMIT; i++) {
       v.set(`k${i}`, i);
@@ -65,5 +65,41 @@ describe("session variables", () => {
     expect(v.dropped + v.size).toBe(3 * VAR_LIMIT + 1);
     v.set("keep", null);
     expect(v.has("keep")).toBe(false);
+    // one key part is the key itself: 1 and "1" are one key (as when the parts were joined with ":")
+    v.set(1, "one");
+    expect(v.get("1")).toBe("one");
+  });
+
+  it("a session's slots: each keyed variable bounded on its own, drops counted in stats().held.variablesDropped", async () => {
+    const { SessionVars, VAR_LIMIT } = await import("../src/normalize/vars.js");
+    const v = new SessionVars();
+    // "turn" and "item" are keyed variables of the generated record; an unkeyed one ("tk") is one field
+    v.set(["turn", "s1"], "T1");
+    v.set(["tk"], "K");
+    for (let i = 0; i < 3 * VAR_LIMIT; i++) v.set(["item", `m${i}`], i);
+    // other variables' sets never push a variable out: the bound is per variable
+    expect(v.get(["turn", "s1"])).toBe("T1");
+    expect(v.get(["tk"])).toBe("K");
+    expect(v.slots.turn.get("s1")).toBe("T1");
+    expect(v.slots.tk).toBe("K");
+    expect(v.slots.item.size).toBeLessThanOrEqual(2 * VAR_LIMIT);
+    expect(v.dropped).toBe(v.slots.item.dropped);
+    expect(v.dropped + v.slots.item.size).toBe(3 * VAR_LIMIT);
+    expect(v.size).toBe(v.slots.item.size + 2);
+    v.set(["tk"], null);
+    expect(v.slots.tk).toBeUndefined();
+    // a name no table declares is kept too (by its whole key), and bounded the same way
+    v.set(["hand-written", 1, 2], "x");
+    expect(v.get(["hand-written", "1", "2"])).toBe("x");
+  });
+
+  it("a normalizer's variables stay bounded over a long stream, and the drops reach stats()", () => {
+    const n = createNormalizer({ surface: "opencode", ids: counterIds() });
+    // each message sets its role (a keyed variable): 3 × VAR_LIMIT of them
+    for (let i = 0; i < 3 * 4096; i++) n.push({ type: "message.updated", properties: { sessionID: "s1", info: { id: `m${i}`, sessionID: "s1", role: "assistant", time: { created: 1 }, modelID: "gpt", providerID: "p" } } });
+    const held = n.stats().held;
+    expect(held.variables).toBeLessThanOrEqual(2 * 4096);
+    expect(held.variablesDropped).toBeGreaterThan(0);
+    expect(held.variables + held.variablesDropped).toBe(3 * 4096);
   });
 });

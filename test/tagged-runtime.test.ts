@@ -29,9 +29,9 @@ const table: SurfaceTable = {
       "turn.completed": [{ rule: "mini-tagged#turn-completed", line: 5, run: (_m: any, cx) => { cx.ref({ role: "turn", op: "closeCurrent" }); if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" }); return true; } }],
     },
     blocks: {
-      "block.start": [{ rule: "mini-tagged#block-start", line: 6, run: (m: any, cx) => { cx.ref({ role: "item", op: "open", field: "id", required: true }, m.id); cx.setVar(["block", m.index], m.id); cx.emit("item.started", { itemType: "dynamic_tool_call" }); return true; } }],
+      "block.start": [{ rule: "mini-tagged#block-start", line: 6, run: (m: any, cx) => { cx.ref({ role: "item", op: "open", field: "id", required: true }, m.id); cx.setVarNamed(["block", m.index], m.id); cx.emit("item.started", { itemType: "dynamic_tool_call" }); return true; } }],
       "block.delta": [{ rule: "mini-tagged#block-delta", line: 7, run: (m: any, cx) => { cx.ref({ role: "item", op: "use", field: "block (value)", required: true }, cx.getVar(["block", m.index])); cx.emit("item.updated", { itemType: "dynamic_tool_call", data: m.partial }); return true; } }],
-      "block.forget": [{ rule: "mini-tagged#block-forget", line: 8, run: (m: any, cx) => { cx.setVar(["block", m.index], null); cx.emit("runtime.warning", { message: "forgot" }); return true; } }],
+      "block.forget": [{ rule: "mini-tagged#block-forget", line: 8, run: (m: any, cx) => { cx.setVarNamed(["block", m.index], null); cx.emit("runtime.warning", { message: "forgot" }); return true; } }],
     },
     legacy: {
       agent_message_delta: [{ rule: "mini-tagged#legacy-delta", line: 2, run: (m: any, cx) => { cx.ref({ role: "item", op: "mint" }); cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta }); return true; } }],

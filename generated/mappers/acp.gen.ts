@@ -370,7 +370,7 @@ function r_agent_chunk_empty(m: View<Member<Notification, "method", "session/upd
 
 /** mappings/acp.yaml:286 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
 function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) == null)) return false;
+  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && cx.vars.prompting.get(m.params?.sessionId) == null && cx.vars["replay-turn"].get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
@@ -387,7 +387,7 @@ function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "sess
 
 /** mappings/acp.yaml:348 — notification session/update → item.started, content.delta, item.completed */
 function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
+  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_mint);
@@ -405,7 +405,7 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, (joinKey("msg", str(m.params?.update?.messageId)) ?? joinKey("seg", m.params?.sessionId, (cx.varAt(`turn:${m.params?.sessionId}`) ?? "none"), (cx.varAt(`seg:${m.params?.sessionId}`) ?? 0))));
+  cx.ref(ID_item_open, (joinKey("msg", str(m.params?.update?.messageId)) ?? joinKey("seg", m.params?.sessionId, (cx.vars.turn.get(m.params?.sessionId) ?? "none"), (cx.vars.seg.get(m.params?.sessionId) ?? 0))));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.params?.update?.content?.text });
   return true;
@@ -416,7 +416,7 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, (joinKey("thought", str(m.params?.update?.messageId)) ?? joinKey("thoughtseg", m.params?.sessionId, (cx.varAt(`turn:${m.params?.sessionId}`) ?? "none"), (cx.varAt(`seg:${m.params?.sessionId}`) ?? 0))));
+  cx.ref(ID_item_open, (joinKey("thought", str(m.params?.update?.messageId)) ?? joinKey("thoughtseg", m.params?.sessionId, (cx.vars.turn.get(m.params?.sessionId) ?? "none"), (cx.vars.seg.get(m.params?.sessionId) ?? 0))));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.params?.update?.content?.text });
   return true;
@@ -440,11 +440,11 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
 
 /** mappings/acp.yaml:487 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.varAt(`loading:${m.params?.sessionId}`) === true && cx.varAt(`replayed-user:${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.vars.loading.get(m.params?.sessionId) === true && cx.vars["replayed-user"].get(`${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`replayed-user:${m.params?.sessionId}:${m.params?.update?.messageId}`, true);
-  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, null);
+  cx.setVarIn(cx.vars["replayed-user"], `${m.params?.sessionId}:${m.params?.update?.messageId}`, true);
+  cx.setVarIn(cx.vars["replay-turn"], m.params?.sessionId, null);
   cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.replay({ method: "session/update", params: m.params });
@@ -453,14 +453,14 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
 
 /** mappings/acp.yaml:527 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.varAt(`loading:${m.params?.sessionId}`) === true && cx.varAt(`replayed-turn:${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.vars.loading.get(m.params?.sessionId) === true && cx.vars["replayed-turn"].get(`${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
-  cx.setVarAt(`replayed-turn:${m.params?.sessionId}:${m.params?.update?.messageId}`, true);
-  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, cx.id("turn"));
-  cx.setVarAt(`turn:${m.params?.sessionId}`, cx.id("turn"));
-  cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
+  cx.setVarIn(cx.vars["replayed-turn"], `${m.params?.sessionId}:${m.params?.update?.messageId}`, true);
+  cx.setVarIn(cx.vars["replay-turn"], m.params?.sessionId, cx.id("turn"));
+  cx.setVarIn(cx.vars.turn, m.params?.sessionId, cx.id("turn"));
+  cx.setVarIn(cx.vars.seg, m.params?.sessionId, 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
   cx.emit("item.completed", {
@@ -475,7 +475,7 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
 
 /** mappings/acp.yaml:572 — notification session/update → item.started, item.completed */
 function r_user_message_chunk_history_marker(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_mint);
@@ -492,10 +492,10 @@ function r_user_message_chunk_history_marker(m: View<Member<Notification, "metho
 
 /** mappings/acp.yaml:615 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null && cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, null);
+  cx.setVarIn(cx.vars["replay-turn"], m.params?.sessionId, null);
   cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.replay({ method: "session/update", params: m.params });
@@ -504,13 +504,13 @@ function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "m
 
 /** mappings/acp.yaml:646 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
-  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, cx.id("turn"));
-  cx.setVarAt(`turn:${m.params?.sessionId}`, cx.id("turn"));
-  cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
+  cx.setVarIn(cx.vars["replay-turn"], m.params?.sessionId, cx.id("turn"));
+  cx.setVarIn(cx.vars.turn, m.params?.sessionId, cx.id("turn"));
+  cx.setVarIn(cx.vars.seg, m.params?.sessionId, 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
   cx.emit("item.completed", {
@@ -542,15 +542,15 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
 
 /** mappings/acp.yaml:733 — notification session/update → turn.diff.updated, item.started */
 function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.vars.prompting.get(m.params?.sessionId) == null && cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
-  cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
-  cx.setVarAt(`tool-final:${m.params?.update?.toolCallId}`, m.params?.update?.status);
-  if (m.params?.update?.status === "completed") cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), m.params?.update?.content));
+  cx.setVarIn(cx.vars.seg, m.params?.sessionId, add(cx.vars.seg.get(m.params?.sessionId), 1));
+  cx.setVarIn(cx.vars["tool-final"], m.params?.update?.toolCallId, m.params?.update?.status);
+  if (m.params?.update?.status === "completed") cx.setVarIn(cx.vars["turn-diff"], (cx.id("turn") ?? "none"), h_acp.acpUnifiedDiff(cx.vars["turn-diff"].get((cx.id("turn") ?? "none")), m.params?.update?.content));
   if (m.params?.update?.status === "completed" && m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
-    unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
+    unifiedDiff: (stringOf(cx.vars["turn-diff"].get((cx.id("turn") ?? "none"))) ?? ""),
   });
   if (cx.isNew("item")) {
     const s_kind = map_toolKind(m.params?.update?.kind);
@@ -583,10 +583,10 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
   const s_acpLocationFiles = h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind);
   const s_acpTerminalId = h_acp.acpTerminalId(m.params?.update?.content);
-  cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
-  cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), m.params?.update?.content));
+  cx.setVarIn(cx.vars.seg, m.params?.sessionId, add(cx.vars.seg.get(m.params?.sessionId), 1));
+  cx.setVarIn(cx.vars["turn-diff"], (cx.id("turn") ?? "none"), h_acp.acpUnifiedDiff(cx.vars["turn-diff"].get((cx.id("turn") ?? "none")), m.params?.update?.content));
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
-    unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
+    unifiedDiff: (stringOf(cx.vars["turn-diff"].get((cx.id("turn") ?? "none"))) ?? ""),
   });
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_kind = map_toolKind(m.params?.update?.kind);
@@ -637,10 +637,10 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
   const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
   const s_acpTerminalId = h_acp.acpTerminalId(m.params?.update?.content);
-  cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
-  cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.varAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
-  cx.setVarAt(`permission-opened:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
-  cx.setVarAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, map_toolKind(m.params?.update?.kind));
+  cx.setVarIn(cx.vars.seg, m.params?.sessionId, add(cx.vars.seg.get(m.params?.sessionId), 1));
+  cx.setVarIn(cx.vars["tool-diff"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.vars["tool-diff"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
+  cx.setVarIn(cx.vars["permission-opened"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
+  cx.setVarIn(cx.vars["tool-type"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, map_toolKind(m.params?.update?.kind));
   if (cx.isNew("item")) {
     const s_kind = map_toolKind(m.params?.update?.kind);
     cx.emit("item.started", {
@@ -679,24 +679,23 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
 
 /** mappings/acp.yaml:948 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  if (!cx.isStale("item")) cx.setVarAt(`call-diff`, (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.varAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
-  if (!cx.isStale("item")) cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), (v1 !== UNSET ? v1 : (v1 = cx.varAt(`call-diff`)))));
-  if (!cx.isStale("item") && (v1 !== UNSET ? v1 : (v1 = cx.varAt(`call-diff`))) != null) cx.emit("turn.diff.updated", {
-    unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
+  if (!cx.isStale("item")) cx.setVar("call-diff", (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.vars["tool-diff"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
+  if (!cx.isStale("item")) cx.setVarIn(cx.vars["turn-diff"], (cx.id("turn") ?? "none"), h_acp.acpUnifiedDiff(cx.vars["turn-diff"].get((cx.id("turn") ?? "none")), cx.vars["call-diff"]));
+  if (!cx.isStale("item") && cx.vars["call-diff"] != null) cx.emit("turn.diff.updated", {
+    unifiedDiff: (stringOf(cx.vars["turn-diff"].get((cx.id("turn") ?? "none"))) ?? ""),
   });
-  cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
-  cx.setVarAt(`call-diff`, null);
+  cx.setVarIn(cx.vars["tool-diff"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
+  cx.setVar("call-diff", null);
   if (cx.isStale("item")) cx.emit("runtime.warning", {
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
   });
   if (!cx.isStale("item")) {
-    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
+    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.vars["tool-type"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
     cx.emit("item.completed", {
       itemType: s_kind,
       status: "completed",
@@ -721,13 +720,13 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
+  cx.setVarIn(cx.vars["tool-diff"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
   if (cx.isStale("item")) cx.emit("runtime.warning", {
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
   });
   if (!cx.isStale("item")) {
-    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
+    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.vars["tool-type"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
     cx.emit("item.completed", {
       itemType: s_kind,
       status: "failed",
@@ -753,13 +752,13 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use, m.params?.update?.toolCallId);
-  if (m.params?.update?.kind != null) cx.setVarAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, map_toolKindKnown(m.params?.update?.kind));
+  if (m.params?.update?.kind != null) cx.setVarIn(cx.vars["tool-type"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, map_toolKindKnown(m.params?.update?.kind));
   if (cx.isStale("item")) cx.emit("runtime.warning", {
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
   });
   if (!cx.isStale("item")) {
-    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.varAt(`tool-type:${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
+    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.vars["tool-type"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
     cx.emit("item.updated", {
       itemType: s_kind,
       status: "inProgress",
@@ -803,10 +802,10 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
 
 /** mappings/acp.yaml:1190 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.vars["replay-turn"].get(m.params?.sessionId) != null && cx.vars.loading.get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, null);
+  cx.setVarIn(cx.vars["replay-turn"], m.params?.sessionId, null);
   cx.closeOpen("failed", "the replayed history ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.emit("session.configured", {
@@ -943,9 +942,9 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_4, m.params?.toolCall?.toolCallId);
   cx.ref(ID_request_open, m.id);
-  cx.setVarAt(`permission-options:${m.id}`, m.params?.options);
-  if (cx.isNew("item")) cx.setVarAt(`permission-opened:${m.params?.sessionId}:${m.params?.toolCall?.toolCallId}`, true);
-  if (cx.isNew("item")) cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
+  cx.setVarIn(cx.vars["permission-options"], m.id, m.params?.options);
+  if (cx.isNew("item")) cx.setVarIn(cx.vars["permission-opened"], `${m.params?.sessionId}:${m.params?.toolCall?.toolCallId}`, true);
+  if (cx.isNew("item")) cx.setVarIn(cx.vars.seg, m.params?.sessionId, add(cx.vars.seg.get(m.params?.sessionId), 1));
   if (cx.isNew("item")) {
     const s_kind = map_toolKind(m.params?.toolCall?.kind);
     cx.emit("item.started", {
@@ -970,22 +969,22 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
 
 /** mappings/acp.yaml:1468 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
-  let v1: any = UNSET;
-  if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
+  let v1: unknown = UNSET;
+  if (!(m.result != null && cx.vars["permission-opened"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))))) != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, cx.request?.params?.toolCall?.toolCallId);
   cx.ref(ID_request_close, m.id);
-  cx.setVarAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`, null);
+  cx.setVarIn(cx.vars["permission-opened"], `${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`))))),
+    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id))))),
     resolution: m.result,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: (cx.state("item", "itemType") ?? cx.varAt(`tool-type:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) ?? "dynamic_tool_call"),
+    itemType: (cx.state("item", "itemType") ?? stringOf(cx.vars["tool-type"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`)) ?? "dynamic_tool_call"),
     status: "declined",
-    detail: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`))))),
+    detail: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id))))),
   });
   return true;
 }
@@ -998,7 +997,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.varAt(`permission-options:${m.id}`))),
+    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.vars["permission-options"].get(m.id))),
     resolution: m.result,
   });
   return true;
@@ -1080,7 +1079,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_4, m.params?.toolCallId);
   cx.ref(ID_request_open, m.id);
-  cx.setVarAt(`cursor-todos`, h_cursor.cursorTodos(null, (m.params?.todos ?? []), false));
+  cx.setVar("cursor-todos", h_cursor.cursorTodos(null, (m.params?.todos ?? []), false));
   cx.emit("turn.plan.updated", {
     explanation: (str(m.params?.overview) ?? str(m.params?.name)),
     plan: objects(m.params?.todos).map((s_todo) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
@@ -1111,9 +1110,9 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.setVarAt(`cursor-todos`, h_cursor.cursorTodos(cx.varAt(`cursor-todos`), m.params?.todos, m.params?.merge));
+  cx.setVar("cursor-todos", h_cursor.cursorTodos(cx.vars["cursor-todos"], m.params?.todos, m.params?.merge));
   cx.emit("turn.plan.updated", {
-    plan: objects(cx.varAt(`cursor-todos`)).map((s_todo) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
+    plan: objects(cx.vars["cursor-todos"]).map((s_todo) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
   });
   return true;
 }
@@ -1287,10 +1286,10 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
 
 /** mappings/acp.yaml:2041 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
+  if (!(cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, null);
+  cx.setVarIn(cx.vars["replay-turn"], m.params?.sessionId, null);
   cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.replay({ id: m.id, method: "session/prompt", params: m.params });
@@ -1304,9 +1303,9 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   cx.ref(ID_item_mint);
   const s_acpPromptText = h_acp.acpPromptText(m.params?.prompt);
   const s_acpPromptInput = h_acp.acpPromptInput(m.params?.prompt);
-  cx.setVarAt(`prompting:${m.params?.sessionId}`, true);
-  cx.setVarAt(`turn:${m.params?.sessionId}`, cx.id("turn"));
-  cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
+  cx.setVarIn(cx.vars.prompting, m.params?.sessionId, true);
+  cx.setVarIn(cx.vars.turn, m.params?.sessionId, cx.id("turn"));
+  cx.setVarIn(cx.vars.seg, m.params?.sessionId, 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", {
     itemType: "user_message",
@@ -1325,7 +1324,7 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
 
 /** mappings/acp.yaml:2113 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
-  cx.setVarAt(`loading:${m.params?.sessionId}`, true);
+  cx.setVarIn(cx.vars.loading, m.params?.sessionId, true);
   return true;
 }
 
@@ -1461,8 +1460,8 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`loading:${cx.request?.params?.sessionId}`, null);
-  cx.setVarAt(`replay-turn:${cx.request?.params?.sessionId}`, null);
+  cx.setVarIn(cx.vars.loading, cx.request?.params?.sessionId, null);
+  cx.setVarIn(cx.vars["replay-turn"], cx.request?.params?.sessionId, null);
   cx.closeOpen("failed", "the replayed history ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.emit("session.started", { resume: { sessionId: cx.request?.params?.sessionId, method: cx.request?.method } });
@@ -1487,8 +1486,8 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`loading:${cx.request?.params?.sessionId}`, null);
-  cx.setVarAt(`replay-turn:${cx.request?.params?.sessionId}`, null);
+  cx.setVarIn(cx.vars.loading, cx.request?.params?.sessionId, null);
+  cx.setVarIn(cx.vars["replay-turn"], cx.request?.params?.sessionId, null);
   cx.closeOpen("failed", "the session/load failed before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
@@ -1540,7 +1539,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`prompting:${cx.request?.params?.sessionId}`, null);
+  cx.setVarIn(cx.vars.prompting, cx.request?.params?.sessionId, null);
   cx.closeOpen("failed", "the prompt turn failed before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
@@ -1551,7 +1550,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`prompting:${cx.request?.params?.sessionId}`, null);
+  cx.setVarIn(cx.vars.prompting, cx.request?.params?.sessionId, null);
   cx.closeOpen("failed", "the prompt turn ended before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("turn.completed", { state: map_stopReason(m.result?.stopReason), stopReason: m.result?.stopReason });
   return true;

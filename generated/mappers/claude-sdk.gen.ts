@@ -20,6 +20,7 @@ import * as h_content from "../../mappings/helpers/content.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
 import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
+import type { SessionSlots } from "../vars.gen.js";
 
 export type MessageMessage = U.SDKMessage;
 export type PermissionResultMessage = U.Permission;
@@ -321,7 +322,7 @@ const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
-  cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
+  cx.ref(ID_turn_open, joinKey("turn", (cx.vars.lastResult ?? "start")));
   cx.upstreamVersion(m.claude_code_version);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
   if (cx.isNew("turn")) cx.emit("turn.started", { model: m.model });
@@ -361,7 +362,7 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.setVarAt(`compactSummaryNext`, true);
+  cx.setVar("compactSummaryNext", true);
   cx.emit("thread.state.changed", { state: "compacted", detail: m.compact_metadata });
   return true;
 }
@@ -407,8 +408,8 @@ function r_system_task_started_unflagged(m: View<Member<MessageMessage, "type", 
   cx.ref(ID_turn_current);
   cx.ref(ID_task_open, m.task_id);
   cx.ref(ID_parent_use, m.tool_use_id);
-  cx.setVarAt(`taskParent:${m.task_id}`, m.tool_use_id);
-  cx.setVarAt(`foregroundCall:${m.tool_use_id}`, true);
+  cx.setVarIn(cx.vars.taskParent, m.task_id, m.tool_use_id);
+  cx.setVarIn(cx.vars.foregroundCall, m.tool_use_id, true);
   if (cx.isNew("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
     description: m.description,
@@ -424,8 +425,8 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   cx.ref(ID_turn_current);
   cx.ref(ID_task_open, m.task_id);
   cx.ref(ID_parent_use, m.tool_use_id);
-  cx.setVarAt(`taskParent:${m.task_id}`, m.tool_use_id);
-  if (m.is_backgrounded === false) cx.setVarAt(`foregroundCall:${m.tool_use_id}`, true);
+  cx.setVarIn(cx.vars.taskParent, m.task_id, m.tool_use_id);
+  if (m.is_backgrounded === false) cx.setVarIn(cx.vars.foregroundCall, m.tool_use_id, true);
   if (cx.isNew("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
     description: m.description,
@@ -661,20 +662,20 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_task_use, m.task_id);
-  cx.ref(ID_parent_use_2, cx.varAt(`taskParent:${m.task_id}`));
+  cx.ref(ID_parent_use_2, cx.vars.taskParent.get(m.task_id));
   cx.emit("task.progress", { taskId: cx.id("task"), description: (m.patch?.error ?? m.patch?.status) });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:810 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.subtype === "task_updated")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_task_use, m.task_id);
-  cx.ref(ID_parent_use_2, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`taskParent:${m.task_id}`))));
-  if (m.patch?.is_backgrounded === true) cx.setVarAt(`foregroundCall:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`taskParent:${m.task_id}`))) ?? "none")}`, null);
+  cx.ref(ID_parent_use_2, (v1 !== UNSET ? v1 : (v1 = cx.vars.taskParent.get(m.task_id))));
+  if (m.patch?.is_backgrounded === true) cx.setVarIn(cx.vars.foregroundCall, ((v1 !== UNSET ? v1 : (v1 = cx.vars.taskParent.get(m.task_id))) ?? "none"), null);
   cx.emit("task.progress", {
     taskId: cx.id("task"),
     description: (m.patch?.description ?? m.patch?.status ?? ""),
@@ -775,8 +776,8 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
-  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVar("endState", (cx.vars.turnEnd.get(joinKey("turn", (cx.vars.lastResult ?? "start"))) ?? "failed"));
+  cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "completed",
@@ -794,8 +795,8 @@ function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "re
   if (!(m.subtype === "success" && m.is_error === true && objects(m.permission_denials).filter((s_d) => s_d?.auto_mode_unchecked != null).map((s_d) => (s_d?.tool_use_id))?.[0] != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
-  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVar("endState", (cx.vars.turnEnd.get(joinKey("turn", (cx.vars.lastResult ?? "start"))) ?? "failed"));
+  cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "completed",
@@ -819,8 +820,8 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
-  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVar("endState", (cx.vars.turnEnd.get(joinKey("turn", (cx.vars.lastResult ?? "start"))) ?? "failed"));
+  cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "failed",
@@ -844,7 +845,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn was interrupted before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "interrupted",
@@ -863,11 +864,11 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
-  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVar("endState", (cx.vars.turnEnd.get(joinKey("turn", (cx.vars.lastResult ?? "start"))) ?? "failed"));
+  cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn stopped before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
-    state: cx.varAt(`endState`),
+    state: stringOf(cx.vars.endState),
     errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
     stopReason: m.stop_reason,
     usage: m.usage,
@@ -887,8 +888,8 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
-  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVar("endState", (cx.vars.turnEnd.get(joinKey("turn", (cx.vars.lastResult ?? "start"))) ?? "failed"));
+  cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "failed",
@@ -911,7 +912,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
-  cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
+  cx.ref(ID_turn_open, joinKey("turn", (cx.vars.lastResult ?? "start")));
   cx.ref(ID_item_close, m.uuid);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -946,13 +947,13 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open, m.message?.content?.[0]?.tool_use_id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`foregroundCall:${m.message?.content?.[0]?.tool_use_id}`, null);
+  cx.setVarIn(cx.vars.foregroundCall, m.message?.content?.[0]?.tool_use_id, null);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "inProgress",
     background: true,
-    title: (cx.varAt(`toolTitle:${m.message?.content?.[0]?.tool_use_id}`) ?? cx.state("item", "title")),
+    title: (stringOf(cx.vars.toolTitle.get(m.message?.content?.[0]?.tool_use_id)) ?? cx.state("item", "title")),
     data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
   });
   return true;
@@ -960,7 +961,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
 
 /** mappings/claude-sdk.yaml:1282 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -973,7 +974,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error === true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "failed",
-    title: ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`toolTitle:${m.message?.content?.[0]?.tool_use_id}`))) ?? cx.state("item", "title")),
+    title: (stringOf((v1 !== UNSET ? v1 : (v1 = cx.vars.toolTitle.get(m.message?.content?.[0]?.tool_use_id)))) ?? cx.state("item", "title")),
     data: { content: m.message?.content?.[0]?.content, isError: true, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
     error: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
@@ -981,23 +982,23 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "completed",
-    title: ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`toolTitle:${m.message?.content?.[0]?.tool_use_id}`))) ?? cx.state("item", "title")),
+    title: (stringOf((v1 !== UNSET ? v1 : (v1 = cx.vars.toolTitle.get(m.message?.content?.[0]?.tool_use_id)))) ?? cx.state("item", "title")),
     data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
   });
-  if (h_claude.claudeTaskPlan((v2 !== UNSET ? v2 : (v2 = cx.varAt(`taskPlan`))), m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.setVarAt(`taskPlan`, h_claude.claudeTaskPlan((v2 !== UNSET ? v2 : (v2 = cx.varAt(`taskPlan`))), m.tool_use_result));
+  if (h_claude.claudeTaskPlan(cx.vars.taskPlan, m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.setVar("taskPlan", h_claude.claudeTaskPlan(cx.vars.taskPlan, m.tool_use_result));
   if (h_claude.claudeTaskPlan(null, m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.emit("turn.plan.updated", {
-    plan: objects(cx.varAt(`taskPlan`)).map((s_t) => ({ step: s_t?.step, status: s_t?.status })),
+    plan: objects(cx.vars.taskPlan).map((s_t) => ({ step: s_t?.step, status: s_t?.status })),
   });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1362 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
-  if (!(m.isSynthetic === true && cx.varAt(`compactSummaryNext`) != null)) return false;
+  if (!(m.isSynthetic === true && cx.vars.compactSummaryNext != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.setVarAt(`compactSummaryNext`, null);
+  cx.setVar("compactSummaryNext", null);
   cx.emit("thread.metadata.updated", { metadata: { compactSummary: text(m.message?.content, "\n", "blocks", false) } });
   return true;
 }
@@ -1005,7 +1006,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
 /** mappings/claude-sdk.yaml:1384 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
+  cx.ref(ID_turn_open, joinKey("turn", (cx.vars.lastResult ?? "start")));
   cx.ref(ID_item_mint);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -1026,18 +1027,18 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
 
 /** mappings/claude-sdk.yaml:1420 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
-  if (!((v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))) != null && cx.varAt(`lastBlock:${m.message?.id}`) == null)) return false;
+  let v1: unknown = UNSET, v2: unknown = UNSET;
+  if (!((v2 !== UNSET ? v2 : (v2 = cx.vars.openBlock.get((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))))) != null && cx.vars.lastBlock.get(m.message?.id) == null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))));
+  cx.ref(ID_item_close_3, (v2 !== UNSET ? v2 : (v2 = cx.vars.openBlock.get((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))))));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (cx.wasOpen("item") && m.error == null) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "superseded",
     detail: "the response was cut off here and retried; the retry's message replaces this text",
     data: {
-      abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))),
+      abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))),
       retryMessageId: m.message?.id,
     },
   });
@@ -1045,10 +1046,10 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "failed",
     detail: concat("the response was cut off here: ", m.error),
-    data: { abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), error: m.error },
+    data: { abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), error: m.error },
   });
-  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
-  cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
+  cx.setVarIn(cx.vars.openBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), null);
+  cx.setVarIn(cx.vars.message, m.parent_tool_use_id, null);
   cx.replay(m);
   return true;
 }
@@ -1067,7 +1068,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
+  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.vars.lastBlock.get(m.message?.id)));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
@@ -1092,7 +1093,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
+  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.vars.lastBlock.get(m.message?.id)));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && m.message?.content?.[0]?.thinking != null && m?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", {
@@ -1117,8 +1118,8 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   const s_claudeToolTitle = h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input);
   const s_editFiles = h_claude.editFiles(m.message?.content?.[0]?.input);
-  cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, s_claudeToolTitle);
-  cx.setVarAt(`toolParent:${m.message?.content?.[0]?.id}`, m.parent_tool_use_id);
+  cx.setVarIn(cx.vars.toolTitle, m.message?.content?.[0]?.id, s_claudeToolTitle);
+  cx.setVarIn(cx.vars.toolParent, m.message?.content?.[0]?.id, m.parent_tool_use_id);
   if (cx.isNew("item")) {
     const s_kind = (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call"));
     cx.emit("item.started", {
@@ -1180,7 +1181,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
+  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.vars.lastBlock.get(m.message?.id)));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.message?.content?.[0]?.type),
@@ -1197,26 +1198,26 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
 
 /** mappings/claude-sdk.yaml:1694 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.event?.type === "message_start")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`));
+  cx.ref(ID_item_close_3, cx.vars.openBlock.get((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "superseded",
     detail: "the response was cut off here and retried; the retry's message replaces this text",
     data: {
-      abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))),
+      abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))),
       retryMessageId: m.event?.message?.id,
     },
   });
-  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
-  cx.setVarAt(`message:${m.parent_tool_use_id}`, m.event?.message?.id);
-  cx.setVarAt(`messageInput:${m.parent_tool_use_id}`, m.event?.message?.usage?.input_tokens);
-  cx.setVarAt(`messageCacheRead:${m.parent_tool_use_id}`, m.event?.message?.usage?.cache_read_input_tokens);
-  cx.setVarAt(`messageCacheWrite:${m.parent_tool_use_id}`, m.event?.message?.usage?.cache_creation_input_tokens);
+  cx.setVarIn(cx.vars.openBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), null);
+  cx.setVarIn(cx.vars.message, m.parent_tool_use_id, m.event?.message?.id);
+  cx.setVarIn(cx.vars.messageInput, m.parent_tool_use_id, m.event?.message?.usage?.input_tokens);
+  cx.setVarIn(cx.vars.messageCacheRead, m.parent_tool_use_id, m.event?.message?.usage?.cache_read_input_tokens);
+  cx.setVarIn(cx.vars.messageCacheWrite, m.parent_tool_use_id, m.event?.message?.usage?.cache_creation_input_tokens);
   return true;
 }
 
@@ -1227,62 +1228,62 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   cx.ref(ID_turn_current);
   cx.emit("thread.token-usage.updated", {
     usage: {
-      messageId: cx.varAt(`message:${m.parent_tool_use_id}`),
+      messageId: cx.vars.message.get(m.parent_tool_use_id),
       stopReason: m.event?.delta?.stop_reason,
       usage: m.event?.usage,
     },
-    tokenUsage: h_content.tokenUsage({ inputTokens: (m.event?.usage?.input_tokens ?? cx.varAt(`messageInput:${m.parent_tool_use_id}`)), outputTokens: m.event?.usage?.output_tokens, cachedInputTokens: (m.event?.usage?.cache_read_input_tokens ?? cx.varAt(`messageCacheRead:${m.parent_tool_use_id}`)), cacheWriteTokens: (m.event?.usage?.cache_creation_input_tokens ?? cx.varAt(`messageCacheWrite:${m.parent_tool_use_id}`)) }),
+    tokenUsage: h_content.tokenUsage({ inputTokens: (m.event?.usage?.input_tokens ?? cx.vars.messageInput.get(m.parent_tool_use_id)), outputTokens: m.event?.usage?.output_tokens, cachedInputTokens: (m.event?.usage?.cache_read_input_tokens ?? cx.vars.messageCacheRead.get(m.parent_tool_use_id)), cacheWriteTokens: (m.event?.usage?.cache_creation_input_tokens ?? cx.vars.messageCacheWrite.get(m.parent_tool_use_id)) }),
   });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1747 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, cx.varAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`));
+  cx.ref(ID_item_close_3, cx.vars.unanswered.get((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "superseded",
     detail: "the response was cut off here and retried; the retry's message replaces this text",
     data: { abandonedBlocks: m.abandoned_blocks },
   });
-  cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
-  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
-  cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
+  cx.setVarIn(cx.vars.unanswered, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), null);
+  cx.setVarIn(cx.vars.openBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), null);
+  cx.setVarIn(cx.vars.message, m.parent_tool_use_id, null);
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1776 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, cx.varAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`));
+  cx.ref(ID_item_close_3, cx.vars.unanswered.get((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "completed",
   });
-  cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
-  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
-  cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
+  cx.setVarIn(cx.vars.unanswered, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), null);
+  cx.setVarIn(cx.vars.openBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), null);
+  cx.setVarIn(cx.vars.message, m.parent_tool_use_id, null);
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1794 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_3, m.event?.content_block?.id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, m.event?.content_block?.id);
-  cx.setVarAt(`lastBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.index);
-  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.content_block?.id);
+  cx.setVarIn(cx.vars.item, `${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`, m.event?.content_block?.id);
+  cx.setVarIn(cx.vars.lastBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), m.event?.index);
+  cx.setVarIn(cx.vars.openBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), m.event?.content_block?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: (map_claudeBlockToolType(m.event?.content_block?.type) ?? map_claudeServerToolType(joinKey(m.event?.content_block?.type, m.event?.content_block?.name)) ?? map_claudeToolItemType(m.event?.content_block?.name, "dynamic_tool_call")),
     status: "inProgress",
@@ -1314,16 +1315,16 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
 
 /** mappings/claude-sdk.yaml:1843 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open_4, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
+  cx.ref(ID_item_open_4, joinKey((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), m.event?.index));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
-  cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
-  cx.setVarAt(`lastBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.index);
-  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
+  cx.setVarIn(cx.vars.item, `${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), m.event?.index));
+  cx.setVarIn(cx.vars.closeAtStop, `${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), m.event?.index));
+  cx.setVarIn(cx.vars.lastBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), m.event?.index);
+  cx.setVarIn(cx.vars.openBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), joinKey((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), m.event?.index));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.event?.content_block?.type),
     status: "inProgress",
@@ -1336,7 +1337,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
+  cx.ref(ID_item_use_2, cx.vars.item.get(`${cx.vars.message.get(m.parent_tool_use_id)}:${m.event?.index}`));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.event?.delta?.text });
   return true;
@@ -1347,7 +1348,7 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
+  cx.ref(ID_item_use_2, cx.vars.item.get(`${cx.vars.message.get(m.parent_tool_use_id)}:${m.event?.index}`));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.event?.delta?.thinking });
   return true;
@@ -1356,25 +1357,25 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
 /** mappings/claude-sdk.yaml:1903 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
-  cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
+  cx.setVarIn(cx.vars.json, cx.vars.item.get(`${cx.vars.message.get(m.parent_tool_use_id)}:${m.event?.index}`), "");
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1913 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
+  let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`))));
+  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`))));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`json:${(v2 !== UNSET ? v2 : (v2 = cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)))}`, concat(cx.varAt(`json:${(v2 !== UNSET ? v2 : (v2 = cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)))}`), m.event?.delta?.partial_json));
+  cx.setVarIn(cx.vars.json, (v2 !== UNSET ? v2 : (v2 = cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`))), concat(cx.vars.json.get((v2 !== UNSET ? v2 : (v2 = cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`)))), m.event?.delta?.partial_json));
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "inProgress",
     data: {
       partialJson: m.event?.delta?.partial_json,
-      input: json(cx.varAt(`json:${(v2 !== UNSET ? v2 : (v2 = cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)))}`)),
+      input: json(cx.vars.json.get((v2 !== UNSET ? v2 : (v2 = cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`))))),
     },
   });
   return true;
@@ -1385,7 +1386,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
+  cx.ref(ID_item_use_2, cx.vars.item.get(`${cx.vars.message.get(m.parent_tool_use_id)}:${m.event?.index}`));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
@@ -1397,30 +1398,30 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
 
 /** mappings/claude-sdk.yaml:1978 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
+  let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`))));
+  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = cx.vars.closeAtStop.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`))));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  if (cx.wasOpen("item")) cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`))));
-  cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, null);
-  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
-  cx.setVarAt(`json:${cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)}`, null);
+  if (cx.wasOpen("item")) cx.setVarIn(cx.vars.unanswered, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), (v2 !== UNSET ? v2 : (v2 = cx.vars.closeAtStop.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`))));
+  cx.setVarIn(cx.vars.closeAtStop, `${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`, null);
+  cx.setVarIn(cx.vars.openBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), null);
+  cx.setVarIn(cx.vars.json, cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`), null);
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1998 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, cx.varAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`));
+  cx.ref(ID_item_close_3, cx.vars.closeAtStop.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, null);
-  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
-  cx.setVarAt(`json:${cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)}`, null);
+  cx.setVarIn(cx.vars.closeAtStop, `${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`, null);
+  cx.setVarIn(cx.vars.openBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), null);
+  cx.setVarIn(cx.vars.json, cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`), null);
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "completed",
@@ -1473,7 +1474,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   cx.ref(ID_turn_current);
   cx.ref(ID_request_open, m.options?.toolUseID);
   cx.ref(ID_item_use_4, m.options?.toolUseID);
-  cx.setVarAt(`permission`, m.options?.toolUseID);
+  cx.setVar("permission", m.options?.toolUseID);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m.toolName, "unknown"),
     detail: (m.options?.decisionReason ?? h_claude.claudeToolTitle(m.toolName, m.input) ?? m.options?.blockedPath),
@@ -1496,12 +1497,12 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
 
 /** mappings/claude-sdk.yaml:2133 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
+  let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_request_close, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
-  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
-  cx.setVarAt(`permission`, null);
+  cx.ref(ID_request_close, (v1 !== UNSET ? v1 : (v1 = (m.toolUseID ?? cx.vars.permission))));
+  cx.ref(ID_item_use_2, (v1 !== UNSET ? v1 : (v1 = (m.toolUseID ?? cx.vars.permission))));
+  cx.setVar("permission", null);
   if (cx.wasOpen("request")) {
     const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
     cx.emit("request.resolved", {
@@ -1516,14 +1517,14 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
 
 /** mappings/claude-sdk.yaml:2161 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.interrupt === true)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_request_close, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
-  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
-  cx.setVarAt(`permission`, null);
-  cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
+  cx.ref(ID_request_close, (v1 !== UNSET ? v1 : (v1 = (m.toolUseID ?? cx.vars.permission))));
+  cx.ref(ID_item_use_2, (v1 !== UNSET ? v1 : (v1 = (m.toolUseID ?? cx.vars.permission))));
+  cx.setVar("permission", null);
+  cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     decision: map_decision("deny"),
@@ -1534,12 +1535,12 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
 
 /** mappings/claude-sdk.yaml:2188 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
+  let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_request_close, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
-  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
-  cx.setVarAt(`permission`, null);
+  cx.ref(ID_request_close, (v1 !== UNSET ? v1 : (v1 = (m.toolUseID ?? cx.vars.permission))));
+  cx.ref(ID_item_use_2, (v1 !== UNSET ? v1 : (v1 = (m.toolUseID ?? cx.vars.permission))));
+  cx.setVar("permission", null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     decision: map_decision("deny"),
@@ -1550,11 +1551,11 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
 
 /** mappings/claude-sdk.yaml:2212 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
+  let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
-  cx.ref(ID_request_open_2, (v2 !== UNSET ? v2 : (v2 = (m.options?.requestId ?? joinKey("elicitation", add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`elicitationCount`))), 1))))));
-  cx.setVarAt(`elicitation`, (v2 !== UNSET ? v2 : (v2 = (m.options?.requestId ?? joinKey("elicitation", add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`elicitationCount`))), 1))))));
-  cx.setVarAt(`elicitationCount`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`elicitationCount`))), 1));
+  cx.ref(ID_request_open_2, (v1 !== UNSET ? v1 : (v1 = (m.options?.requestId ?? joinKey("elicitation", add(cx.vars.elicitationCount, 1))))));
+  cx.setVar("elicitation", (v1 !== UNSET ? v1 : (v1 = (m.options?.requestId ?? joinKey("elicitation", add(cx.vars.elicitationCount, 1))))));
+  cx.setVar("elicitationCount", add(cx.vars.elicitationCount, 1));
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: m?.request?.message,
@@ -1575,8 +1576,8 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
 /** mappings/claude-sdk.yaml:2243 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_request_close, cx.varAt(`elicitation`));
-  cx.setVarAt(`elicitation`, null);
+  cx.ref(ID_request_close, cx.vars.elicitation);
+  cx.setVar("elicitation", null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_elicitationDecision(m.action),
@@ -1590,7 +1591,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
-  cx.setVarAt(`userDialog`, m.options?.requestId);
+  cx.setVar("userDialog", m.options?.requestId);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: m?.request?.dialogKind,
@@ -1603,8 +1604,8 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
 /** mappings/claude-sdk.yaml:2293 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_request_close, cx.varAt(`userDialog`));
-  cx.setVarAt(`userDialog`, null);
+  cx.ref(ID_request_close, cx.vars.userDialog);
+  cx.setVar("userDialog", null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_dialogDecision(m.behavior),
@@ -1617,10 +1618,10 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
 /** mappings/claude-sdk.yaml:2318 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_request_close, ((m.channel === "permission" ? cx.varAt(`permission`) : undefined) ?? (m.channel === "elicitation" ? cx.varAt(`elicitation`) : undefined) ?? (m.channel === "userDialog" ? cx.varAt(`userDialog`) : undefined)));
-  if (m.channel === "permission") cx.setVarAt(`permission`, null);
-  if (m.channel === "elicitation") cx.setVarAt(`elicitation`, null);
-  if (m.channel === "userDialog") cx.setVarAt(`userDialog`, null);
+  cx.ref(ID_request_close, ((m.channel === "permission" ? cx.vars.permission : undefined) ?? (m.channel === "elicitation" ? cx.vars.elicitation : undefined) ?? (m.channel === "userDialog" ? cx.vars.userDialog : undefined)));
+  if (m.channel === "permission") cx.setVar("permission", null);
+  if (m.channel === "elicitation") cx.setVar("elicitation", null);
+  if (m.channel === "userDialog") cx.setVar("userDialog", null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     resolution: { answeredElsewhere: true },
@@ -1635,22 +1636,22 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, (cx.varAt(`foregroundCall:${m.toolUseId}`) == null ? m.toolUseId : undefined));
-  cx.ref(ID_parent_use_2, cx.varAt(`toolParent:${m.toolUseId}`));
+  cx.ref(ID_item_close_3, (cx.vars.foregroundCall.get(m.toolUseId) == null ? m.toolUseId : undefined));
+  cx.ref(ID_parent_use_2, cx.vars.toolParent.get(m.toolUseId));
   if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: map_taskItemStatus(m.status),
-    title: (cx.varAt(`toolTitle:${m.toolUseId}`) ?? cx.state("item", "title")),
+    title: (stringOf(cx.vars.toolTitle.get(m.toolUseId)) ?? cx.state("item", "title")),
     data: m.notification,
     output: m.summary,
   });
-  cx.setVarAt(`foregroundCall:${m.toolUseId}`, null);
+  cx.setVarIn(cx.vars.foregroundCall, m.toolUseId, null);
   return true;
 }
 
 /** mappings/claude-sdk.yaml:2394 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
-  cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
+  cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
@@ -1732,7 +1733,7 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
 /** mappings/claude-sdk.yaml:2486 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
-  cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
+  cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
@@ -2230,6 +2231,6 @@ export const table: SurfaceTable = {
     "claude-sdk#ignored-wire-3": ["0.3.337","0.3.333","0.2.141"],
   },
   ignoreWhen: {
-    "claude-sdk#ignored-message-1": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => (m?.subtype === "thinking_tokens" || m?.subtype === "elicitation_complete"),
+    "claude-sdk#ignored-message-1": (m: JsonView, cx: { readonly vars: SessionSlots }) => (m?.subtype === "thinking_tokens" || m?.subtype === "elicitation_complete"),
   },
 };

@@ -8,8 +8,9 @@
 // Mapping table mappings/claude-transcript.yaml: sha256 b4ced1ab8dd1cc5b1fa1fa08827cb1dcf114f0548a65c571808e38332bf995f6
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
-import { UNSET, add, arr, concat, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
+import type { SessionSlots } from "../vars.gen.js";
 
 export type LineMessage = U.TranscriptLine;
 export type NotificationMessage = { method: string; [key: string]: unknown };
@@ -75,7 +76,7 @@ function r_step_local_command_output(m: View<Member<NotificationMessage, "method
 
 /** mappings/claude-transcript.yaml:130 — notification local-command-output */
 function r_step_local_command_no_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
-  cx.setVarAt(`localCommandOutput`, null);
+  cx.setVar("localCommandOutput", null);
   return true;
 }
 
@@ -97,21 +98,20 @@ function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn
 
 /** mappings/claude-transcript.yaml:174 — notification end → turn.completed */
 function r_step_end(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
-  if (!((v1 !== UNSET ? v1 : (v1 = cx.varAt(`pendingEnd`))) != null)) return false;
+  if (!(cx.vars.pendingEnd != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`lastResult`, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`pendingEnd`))));
+  cx.setVar("lastResult", cx.vars.pendingEnd);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: cx.varAt(`pendingStop`) });
-  cx.setVarAt(`pendingEnd`, null);
-  cx.setVarAt(`pendingStop`, null);
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: stringOf(cx.vars.pendingStop) });
+  cx.setVar("pendingEnd", null);
+  cx.setVar("pendingStop", null);
   return true;
 }
 
 /** mappings/claude-transcript.yaml:198 — notification end */
 function r_step_end_nothing(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
-  cx.setVarAt(`pendingStop`, null);
+  cx.setVar("pendingStop", null);
   return true;
 }
 
@@ -119,8 +119,8 @@ function r_step_end_nothing(m: View<Member<NotificationMessage, "method", "end">
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`pendingEnd`, null);
-  cx.setVarAt(`lastResult`, m.params?.uuid);
+  cx.setVar("pendingEnd", null);
+  cx.setVar("lastResult", m.params?.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: m.params?.stopReason });
   return true;
@@ -130,8 +130,8 @@ function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "tu
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`pendingEnd`, null);
-  cx.setVarAt(`lastResult`, m.params?.uuid);
+  cx.setVar("pendingEnd", null);
+  cx.setVar("lastResult", m.params?.uuid);
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "failed",
@@ -150,8 +150,8 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`pendingEnd`, null);
-  cx.setVarAt(`lastResult`, m.params?.uuid);
+  cx.setVar("pendingEnd", null);
+  cx.setVar("lastResult", m.params?.uuid);
   cx.closeOpen("failed", "the turn was interrupted before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "interrupted", errorMessage: m.params?.text });
   return true;
@@ -161,10 +161,10 @@ function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "
 function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.ref(ID_turn_current);
-  if (!cx.wasOpen("turn") && m.agentId != null) cx.setVarAt(`sidechainTurn:${m.agentId}`, true);
-  if (m.agentId != null && cx.varAt(`pendingEnd`) != null) cx.setVarAt(`sidechainTurn:${m.agentId}`, true);
+  if (!cx.wasOpen("turn") && m.agentId != null) cx.setVarIn(cx.vars.sidechainTurn, m.agentId, true);
+  if (m.agentId != null && cx.vars.pendingEnd != null) cx.setVarIn(cx.vars.sidechainTurn, m.agentId, true);
   cx.replay({ method: "end" });
-  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: (cx.varAt(`agentParent:${m.agentId}`) ?? cx.varAt(`sidechainParent`)), uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
+  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: (cx.vars.agentParent.get(m.agentId) ?? cx.vars.sidechainParent), uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
 
@@ -178,14 +178,14 @@ function r_user_synthetic_note(m: View<Member<LineMessage, "type", "user">>, cx:
 /** mappings/claude-transcript.yaml:316 — line user */
 function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true)) return false;
-  cx.setVarAt(`metaLine`, m.uuid);
+  cx.setVar("metaLine", m.uuid);
   return true;
 }
 
 /** mappings/claude-transcript.yaml:327 — line user */
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
-  if (m.toolUseResult?.agentId != null) cx.setVarAt(`agentParent:${m.toolUseResult?.agentId}`, m.message?.content?.[0]?.tool_use_id);
+  if (m.toolUseResult?.agentId != null) cx.setVarIn(cx.vars.agentParent, m.toolUseResult?.agentId, m.message?.content?.[0]?.tool_use_id);
   cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
@@ -227,11 +227,11 @@ function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, 
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
   cx.upstreamVersion(m.version);
-  cx.setVarAt(`lastResult`, m.uuid);
+  cx.setVar("lastResult", m.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: cx.varAt(`pendingStop`) });
-  cx.setVarAt(`pendingEnd`, null);
-  cx.setVarAt(`pendingStop`, null);
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: stringOf(cx.vars.pendingStop) });
+  cx.setVar("pendingEnd", null);
+  cx.setVar("pendingStop", null);
   cx.replay({ method: "sdk", params: { agentnormStep: "background-completed", toolUseId: h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id"), status: h_claude.claudeTaskNotificationTag(m.message?.content, "status"), summary: (h_claude.claudeTaskNotificationTag(m.message?.content, "result") ?? h_claude.claudeTaskNotificationTag(m.message?.content, "summary")), notification: m } });
   cx.replay({ method: "turn-started", params: { uuid: m.uuid } });
   return true;
@@ -242,11 +242,11 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
   cx.upstreamVersion(m.version);
-  cx.setVarAt(`lastResult`, m.uuid);
+  cx.setVar("lastResult", m.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: cx.varAt(`pendingStop`) });
-  cx.setVarAt(`pendingEnd`, null);
-  cx.setVarAt(`pendingStop`, null);
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: stringOf(cx.vars.pendingStop) });
+  cx.setVar("pendingEnd", null);
+  cx.setVar("pendingStop", null);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.sessionId });
   if (cx.isNew("thread")) cx.emit("session.configured", {
     config: { cwd: m.cwd, claudeCodeVersion: m.version, gitBranch: m.gitBranch, permissionMode: m.permissionMode },
@@ -258,9 +258,9 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
 
 /** mappings/claude-transcript.yaml:499 — line assistant */
 function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
-  if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.varAt(`sidechainTurn:${m.agentId}`) != null)) return false;
-  cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.varAt(`agentParent:${m.agentId}`) ?? cx.varAt(`sidechainParent`)), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
-  cx.setVarAt(`sidechainTurn:${m.agentId}`, null);
+  if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.vars.sidechainTurn.get(m.agentId) != null)) return false;
+  cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.vars.agentParent.get(m.agentId) ?? cx.vars.sidechainParent), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
+  cx.setVarIn(cx.vars.sidechainTurn, m.agentId, null);
   cx.replay({ method: "turn-completed", params: { uuid: m.uuid, stopReason: m.message?.stop_reason } });
   return true;
 }
@@ -268,7 +268,7 @@ function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistan
 /** mappings/claude-transcript.yaml:525 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
-  cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.varAt(`agentParent:${m.agentId}`) ?? cx.varAt(`sidechainParent`)), uuid: m.uuid, session_id: m.sessionId, error: m.error });
+  cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.vars.agentParent.get(m.agentId) ?? cx.vars.sidechainParent), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
@@ -283,7 +283,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
 /** mappings/claude-transcript.yaml:558 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
-  cx.setVarAt(`sidechainParent`, m.message?.content?.[0]?.id);
+  cx.setVar("sidechainParent", m.message?.content?.[0]?.id);
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
@@ -291,8 +291,8 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
 /** mappings/claude-transcript.yaml:577 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && objects(m.message?.content).filter((s_b) => s_b?.type !== "thinking").map((s_b) => (s_b?.type))?.[0] != null)) return false;
-  cx.setVarAt(`pendingEnd`, m.uuid);
-  cx.setVarAt(`pendingStop`, m.message?.stop_reason);
+  cx.setVar("pendingEnd", m.uuid);
+  cx.setVar("pendingStop", m.message?.stop_reason);
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
   return true;
 }
@@ -361,11 +361,11 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
 
 /** mappings/claude-transcript.yaml:728 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.subtype === "stop_hook_summary")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  if (m.hookErrors?.[0] != null && (v1 !== UNSET ? v1 : (v1 = cx.varAt(`hookBlocked:${m.toolUseID}`))) == null) cx.emit("hook.completed", {
+  if (m.hookErrors?.[0] != null && (v1 !== UNSET ? v1 : (v1 = cx.vars.hookBlocked.get(m.toolUseID))) == null) cx.emit("hook.completed", {
     hookId: (m.toolUseID ?? m.uuid),
     outcome: "error",
     output: text(m.hookErrors, "\n", "strings", true),
@@ -380,11 +380,11 @@ function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>,
   cx.ref(ID_thread_open_2, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
   cx.upstreamVersion(m.version);
-  cx.setVarAt(`lastResult`, m.uuid);
+  cx.setVar("lastResult", m.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: cx.varAt(`pendingStop`) });
-  cx.setVarAt(`pendingEnd`, null);
-  cx.setVarAt(`pendingStop`, null);
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: stringOf(cx.vars.pendingStop) });
+  cx.setVar("pendingEnd", null);
+  cx.setVar("pendingStop", null);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.sessionId });
   if (cx.isNew("thread")) cx.emit("session.configured", {
     config: { cwd: m.cwd, claudeCodeVersion: m.version, gitBranch: m.gitBranch },
@@ -411,7 +411,7 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.setVarAt(`hookBlocked:${m.attachment?.toolUseID}`, true);
+  cx.setVarIn(cx.vars.hookBlocked, m.attachment?.toolUseID, true);
   cx.emit("hook.completed", {
     hookId: (m.attachment?.toolUseID ?? m.uuid),
     outcome: "error",
@@ -620,6 +620,6 @@ export const table: SurfaceTable = {
     "claude-transcript#ignored-line-5": ["0.3.337"],
   },
   ignoreWhen: {
-    "claude-transcript#ignored-line-3": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.attachment?.type !== "hook_blocking_error",
+    "claude-transcript#ignored-line-3": (m: JsonView, cx: { readonly vars: SessionSlots }) => m?.attachment?.type !== "hook_blocking_error",
   },
 };

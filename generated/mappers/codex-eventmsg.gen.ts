@@ -656,7 +656,7 @@ function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "age
 function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_message_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, joinKey(cx.meta?.id, (cx.varAt(`assistant-message:${cx.meta?.id}`) ?? 0)));
+  cx.ref(ID_item_open, joinKey(cx.meta?.id, (cx.vars["assistant-message"].get(cx.meta?.id) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta });
   return true;
@@ -680,12 +680,12 @@ function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_me
 
 /** mappings/codex-eventmsg.yaml:944 — event agent_message → item.completed */
 function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey(cx.meta?.id, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`assistant-message:${cx.meta?.id}`))) ?? 0)));
-  cx.setVarAt(`assistant-message:${cx.meta?.id}`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`assistant-message:${cx.meta?.id}`))), 1));
+  cx.ref(ID_item_close, joinKey(cx.meta?.id, ((v1 !== UNSET ? v1 : (v1 = cx.vars["assistant-message"].get(cx.meta?.id))) ?? 0)));
+  cx.setVarIn(cx.vars["assistant-message"], cx.meta?.id, add((v1 !== UNSET ? v1 : (v1 = cx.vars["assistant-message"].get(cx.meta?.id))), 1));
   cx.snapshot("assistant_text", m.message, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
@@ -746,7 +746,7 @@ function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "rea
 function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, joinKey("reasoning", cx.meta?.id, (cx.varAt(`legacy-reasoning:${cx.meta?.id}`) ?? 0)));
+  cx.ref(ID_item_open, joinKey("reasoning", cx.meta?.id, (cx.vars["legacy-reasoning"].get(cx.meta?.id) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_summary_text", delta: m.delta });
   return true;
@@ -756,7 +756,7 @@ function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_re
 function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, joinKey("reasoning", cx.meta?.id, (cx.varAt(`legacy-reasoning:${cx.meta?.id}`) ?? 0)));
+  cx.ref(ID_item_open, joinKey("reasoning", cx.meta?.id, (cx.vars["legacy-reasoning"].get(cx.meta?.id) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.delta });
   return true;
@@ -776,12 +776,12 @@ function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_
 
 /** mappings/codex-eventmsg.yaml:1135 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey("reasoning", cx.meta?.id, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`legacy-reasoning:${cx.meta?.id}`))) ?? 0)));
-  cx.setVarAt(`legacy-reasoning:${cx.meta?.id}`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`legacy-reasoning:${cx.meta?.id}`))), 1));
+  cx.ref(ID_item_close, joinKey("reasoning", cx.meta?.id, ((v1 !== UNSET ? v1 : (v1 = cx.vars["legacy-reasoning"].get(cx.meta?.id))) ?? 0)));
+  cx.setVarIn(cx.vars["legacy-reasoning"], cx.meta?.id, add((v1 !== UNSET ? v1 : (v1 = cx.vars["legacy-reasoning"].get(cx.meta?.id))), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "reasoning",
@@ -827,7 +827,7 @@ function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "age
 function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "agent_reasoning_section_break">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, (m.item_id ?? joinKey("reasoning", cx.meta?.id, (cx.varAt(`legacy-reasoning:${cx.meta?.id}`) ?? 0))));
+  cx.ref(ID_item_use_2, (m.item_id ?? joinKey("reasoning", cx.meta?.id, (cx.vars["legacy-reasoning"].get(cx.meta?.id) ?? 0))));
   cx.emit("item.updated", { itemType: "reasoning", data: { summaryIndex: m.summary_index, sectionBreak: true } });
   return true;
 }

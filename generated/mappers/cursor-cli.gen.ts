@@ -190,7 +190,7 @@ function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, c
   if (!(m.timestamp_ms != null && m.model_call_id == null)) return false;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, joinKey("text", m.session_id, (cx.varAt(`seg:${m.session_id}`) ?? 0)));
+  cx.ref(ID_item_open, joinKey("text", m.session_id, (cx.vars.seg.get(m.session_id) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", {
     streamKind: "assistant_text",
@@ -201,11 +201,11 @@ function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, c
 
 /** mappings/cursor-cli.yaml:198 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey("text", m.session_id, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`seg:${m.session_id}`))) ?? 0)));
-  cx.setVarAt(`seg:${m.session_id}`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`seg:${m.session_id}`))), 1));
+  cx.ref(ID_item_close, joinKey("text", m.session_id, ((v1 !== UNSET ? v1 : (v1 = cx.vars.seg.get(m.session_id))) ?? 0)));
+  cx.setVarIn(cx.vars.seg, m.session_id, add((v1 !== UNSET ? v1 : (v1 = cx.vars.seg.get(m.session_id))), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
@@ -227,7 +227,7 @@ function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx:
   if (!(m.subtype === "delta")) return false;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, joinKey("think", m.session_id, (cx.varAt(`think:${m.session_id}`) ?? 0)));
+  cx.ref(ID_item_open, joinKey("think", m.session_id, (cx.vars.think.get(m.session_id) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: (str(m.text) ?? "") });
   return true;
@@ -235,11 +235,11 @@ function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx:
 
 /** mappings/cursor-cli.yaml:262 — event thinking → item.completed */
 function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey("think", m.session_id, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`think:${m.session_id}`))) ?? 0)));
-  cx.setVarAt(`think:${m.session_id}`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`think:${m.session_id}`))), 1));
+  cx.ref(ID_item_close, joinKey("think", m.session_id, ((v1 !== UNSET ? v1 : (v1 = cx.vars.think.get(m.session_id))) ?? 0)));
+  cx.setVarIn(cx.vars.think, m.session_id, add((v1 !== UNSET ? v1 : (v1 = cx.vars.think.get(m.session_id))), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed" });
   return true;
 }

@@ -12,6 +12,7 @@ import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-sdk.gen.js";
+import type { SessionSlots } from "../vars.gen.js";
 
 export type MessageMessage = U.CursorSdkMessage;
 export type RunEventMessage = U.CursorSdkRunStreamEvent;
@@ -126,7 +127,7 @@ const ID_item_current: IdRef = { role: "item", op: "current" };
 /** mappings/cursor-sdk.yaml:139 — message system → session.started, thread.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.agent_id);
-  cx.setVarAt(`agent`, m.agent_id);
+  cx.setVar("agent", m.agent_id);
   cx.emit("session.started", {});
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.agent_id });
   cx.emit("session.configured", {
@@ -138,14 +139,14 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
 
 /** mappings/cursor-sdk.yaml:164 — message status → turn.started */
 function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   if (!((m.status === "CREATING" || m.status === "RUNNING"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_open, (v3 !== UNSET ? v3 : (v3 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id))));
-  if (m.run_id != null) cx.setVarAt(`run:${m.run_id}`, (v3 !== UNSET ? v3 : (v3 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id))));
-  if (m.run_id != null) cx.setVarAt(`tk`, ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id));
-  if (m.run_id != null) cx.setVarAt(`streamed:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`run:${m.run_id}`))) ?? cx.varAt(`tk`) ?? m.run_id)}`, true);
-  cx.setVarAt(`agent`, m.agent_id);
+  cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? cx.vars.tk ?? m.run_id))));
+  if (m.run_id != null) cx.setVarIn(cx.vars.run, m.run_id, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? cx.vars.tk ?? m.run_id))));
+  if (m.run_id != null) cx.setVar("tk", ((v3 !== UNSET ? v3 : (v3 = cx.vars.run.get(m.run_id))) ?? cx.vars.tk ?? m.run_id));
+  if (m.run_id != null) cx.setVarIn(cx.vars.streamed, ((v3 !== UNSET ? v3 : (v3 = cx.vars.run.get(m.run_id))) ?? cx.vars.tk ?? m.run_id), true);
+  cx.setVar("agent", m.agent_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   return true;
 }
@@ -154,14 +155,14 @@ function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx:
 function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!(m.status === "FINISHED")) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_close, (cx.varAt(`run:${m.run_id}`) ?? m.run_id));
-  cx.setVarAt(`tk`, null);
-  cx.setVarAt(`nturn`, add(cx.varAt(`nturn`), 1));
+  cx.ref(ID_turn_close, (cx.vars.run.get(m.run_id) ?? m.run_id));
+  cx.setVar("tk", null);
+  cx.setVar("nturn", add(cx.vars.nturn, 1));
   cx.closeOpen("completed", "the run finished before this item's completion was reported");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "completed",
     stopReason: m.status,
-    usage: { requestId: cx.varAt(`request:${m.run_id}`), message: m.message },
+    usage: { requestId: cx.vars.request.get(m.run_id), message: m.message },
   });
   return true;
 }
@@ -170,9 +171,9 @@ function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx
 function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!((m.status === "ERROR" || m.status === "CANCELLED" || m.status === "EXPIRED"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_close, (cx.varAt(`run:${m.run_id}`) ?? m.run_id));
-  cx.setVarAt(`tk`, null);
-  cx.setVarAt(`nturn`, add(cx.varAt(`nturn`), 1));
+  cx.ref(ID_turn_close, (cx.vars.run.get(m.run_id) ?? m.run_id));
+  cx.setVar("tk", null);
+  cx.setVar("nturn", add(cx.vars.nturn, 1));
   cx.closeOpen("failed", "the run ended before this item completed");
   if ((m.status === "ERROR" || m.status === "EXPIRED")) cx.emit("runtime.error", {
     class: "provider_error",
@@ -183,7 +184,7 @@ function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: R
     state: map_runState(m.status),
     stopReason: m.status,
     errorMessage: (str(m.message) ?? m.status),
-    usage: { requestId: cx.varAt(`request:${m.run_id}`) },
+    usage: { requestId: cx.vars.request.get(m.run_id) },
   });
   return true;
 }
@@ -201,21 +202,21 @@ function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: R
 /** mappings/cursor-sdk.yaml:261 — message request */
 function r_request(m: View<Member<MessageMessage, "type", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
-  cx.setVarAt(`request:${m.run_id}`, m.request_id);
+  cx.setVarIn(cx.vars.request, m.run_id, m.request_id);
   return true;
 }
 
 /** mappings/cursor-sdk.yaml:272 — message user → turn.started, item.completed */
 function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
-  if (!(cx.varAt(`live:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)}`) == null)) return false;
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
+  if (!(cx.vars.live.get(((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id)) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_open, (v3 !== UNSET ? v3 : (v3 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id))));
+  cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? cx.vars.tk ?? m.run_id))));
   cx.ref(ID_item_close, joinKey("user", m.run_id));
-  if (m.run_id != null) cx.setVarAt(`run:${m.run_id}`, (v3 !== UNSET ? v3 : (v3 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id))));
-  if (m.run_id != null) cx.setVarAt(`tk`, ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id));
-  if (m.run_id != null) cx.setVarAt(`streamed:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`run:${m.run_id}`))) ?? cx.varAt(`tk`) ?? m.run_id)}`, true);
-  cx.setVarAt(`agent`, m.agent_id);
+  if (m.run_id != null) cx.setVarIn(cx.vars.run, m.run_id, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? cx.vars.tk ?? m.run_id))));
+  if (m.run_id != null) cx.setVar("tk", ((v3 !== UNSET ? v3 : (v3 = cx.vars.run.get(m.run_id))) ?? cx.vars.tk ?? m.run_id));
+  if (m.run_id != null) cx.setVarIn(cx.vars.streamed, ((v3 !== UNSET ? v3 : (v3 = cx.vars.run.get(m.run_id))) ?? cx.vars.tk ?? m.run_id), true);
+  cx.setVar("agent", m.agent_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   cx.emit("item.completed", {
     itemType: "user_message",
@@ -228,11 +229,11 @@ function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext)
 
 /** mappings/cursor-sdk.yaml:300 — message assistant → item.started, content.delta */
 function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
-  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
+  let v1: unknown = UNSET, v2: unknown = UNSET;
+  if (!(cx.vars.live.get((v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id)))) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
-  cx.ref(ID_item_open, joinKey("text", m.run_id, (cx.varAt(`seg:${m.run_id}`) ?? 0)));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
+  cx.ref(ID_item_open, joinKey("text", m.run_id, (cx.vars.seg.get(m.run_id) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", {
     streamKind: "assistant_text",
@@ -243,12 +244,12 @@ function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: R
 
 /** mappings/cursor-sdk.yaml:327 — message thinking → item.completed */
 function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
-  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null && m.thinking_duration_ms != null && m.text === "")) return false;
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
+  if (!(cx.vars.live.get((v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id)))) == null && m.thinking_duration_ms != null && m.text === "")) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
-  cx.ref(ID_item_close, joinKey("think", m.run_id, ((v3 !== UNSET ? v3 : (v3 = cx.varAt(`think:${m.run_id}`))) ?? 0)));
-  cx.setVarAt(`think:${m.run_id}`, add((v3 !== UNSET ? v3 : (v3 = cx.varAt(`think:${m.run_id}`))), 1));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
+  cx.ref(ID_item_close, joinKey("think", m.run_id, ((v3 !== UNSET ? v3 : (v3 = cx.vars.think.get(m.run_id))) ?? 0)));
+  cx.setVarIn(cx.vars.think, m.run_id, add((v3 !== UNSET ? v3 : (v3 = cx.vars.think.get(m.run_id))), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: "reasoning",
     status: "completed",
@@ -259,11 +260,11 @@ function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">
 
 /** mappings/cursor-sdk.yaml:350 — message thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
-  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
+  let v1: unknown = UNSET, v2: unknown = UNSET;
+  if (!(cx.vars.live.get((v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id)))) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
-  cx.ref(ID_item_open, joinKey("think", m.run_id, (cx.varAt(`think:${m.run_id}`) ?? 0)));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
+  cx.ref(ID_item_open, joinKey("think", m.run_id, (cx.vars.think.get(m.run_id) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: (str(m.text) ?? "") });
   return true;
@@ -271,12 +272,12 @@ function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, c
 
 /** mappings/cursor-sdk.yaml:372 — message tool_call → item.started, item.updated */
 function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
-  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null && m.status === "running")) return false;
+  let v1: unknown = UNSET, v2: unknown = UNSET;
+  if (!(cx.vars.live.get((v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id)))) == null && m.status === "running")) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
   cx.ref(ID_item_open_2, m.call_id);
-  if (cx.isNew("item")) cx.setVarAt(`seg:${m.run_id}`, add(cx.varAt(`seg:${m.run_id}`), 1));
+  if (cx.isNew("item")) cx.setVarIn(cx.vars.seg, m.run_id, add(cx.vars.seg.get(m.run_id), 1));
   if (cx.isNew("item")) {
     const s_tool = h_cursor.cursorSdkTool(m.name, m.args, m.result);
     const s_kind = map_toolKind(m.name);
@@ -304,14 +305,14 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
 
 /** mappings/cursor-sdk.yaml:413 — message tool_call → item.started, content.delta, item.completed */
 function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
-  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
+  let v1: unknown = UNSET, v2: unknown = UNSET;
+  if (!(cx.vars.live.get((v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id)))) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
   cx.ref(ID_item_close_2, m.call_id);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.name, m.args, m.result);
   const s_cursorSdkToolTitle = h_cursor.cursorSdkToolTitle(m.name, m.args);
-  if (!cx.wasOpen("item")) cx.setVarAt(`seg:${m.run_id}`, add(cx.varAt(`seg:${m.run_id}`), 1));
+  if (!cx.wasOpen("item")) cx.setVarIn(cx.vars.seg, m.run_id, add(cx.vars.seg.get(m.run_id), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_tool = s_cursorSdkTool;
     cx.emit("item.started", {
@@ -352,7 +353,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
 
 /** mappings/cursor-sdk.yaml:481 — message task → tool.summary */
 function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null && m.text != null)) return false;
+  if (!(cx.vars.live.get((cx.vars.run.get(m.run_id) ?? m.run_id)) == null && m.text != null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
   cx.emit("tool.summary", { summary: (str(m.text) ?? "") });
   return true;
@@ -360,7 +361,7 @@ function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext)
 
 /** mappings/cursor-sdk.yaml:497 — message task → runtime.warning */
 function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null)) return false;
+  if (!(cx.vars.live.get((cx.vars.run.get(m.run_id) ?? m.run_id)) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
   cx.emit("runtime.warning", {
     message: "a Cursor SDK task message without text (kept raw)",
@@ -371,10 +372,10 @@ function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowC
 
 /** mappings/cursor-sdk.yaml:513 — message usage → thread.token-usage.updated */
 function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
-  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
+  let v1: unknown = UNSET, v2: unknown = UNSET;
+  if (!(cx.vars.live.get((v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id)))) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
   cx.emit("thread.token-usage.updated", {
     usage: m.usage,
     tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cacheReadTokens, cacheWriteTokens: m.usage?.cacheWriteTokens, reasoningTokens: m.usage?.reasoningTokens, totalTokens: m.usage?.totalTokens }),
@@ -385,9 +386,9 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
 /** mappings/cursor-sdk.yaml:529 — runEvent result → turn.completed */
 function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.agentId);
-  cx.ref(ID_turn_close, (cx.varAt(`run:${m.runId}`) ?? m.runId));
-  cx.setVarAt(`tk`, null);
-  cx.setVarAt(`nturn`, add(cx.varAt(`nturn`), 1));
+  cx.ref(ID_turn_close, (cx.vars.run.get(m.runId) ?? m.runId));
+  cx.setVar("tk", null);
+  cx.setVar("nturn", add(cx.vars.nturn, 1));
   cx.closeOpen("failed", "the run ended before this item completed");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: map_runState(m.status),
@@ -399,13 +400,13 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
 
 /** mappings/cursor-sdk.yaml:561 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
-  cx.ref(ID_thread_use_3, (v2 !== UNSET ? v2 : (v2 = (m.userMessage?.session_id ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`agent`)))))));
-  cx.ref(ID_turn_open, ((v3 !== UNSET ? v3 : (v3 = cx.varAt(`tk`))) ?? joinKey("live", (v5 !== UNSET ? v5 : (v5 = ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.ref(ID_item_close, joinKey("user", ((v3 !== UNSET ? v3 : (v3 = cx.varAt(`tk`))) ?? joinKey("live", (v5 !== UNSET ? v5 : (v5 = ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`nturn`))) ?? 0)))))));
-  cx.setVarAt(`agent`, (v2 !== UNSET ? v2 : (v2 = (m.userMessage?.session_id ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`agent`)))))));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v3 !== UNSET ? v3 : (v3 = cx.varAt(`tk`))) ?? joinKey("live", (v5 !== UNSET ? v5 : (v5 = ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (v5 !== UNSET ? v5 : (v5 = ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
+  cx.ref(ID_thread_use_3, (v1 !== UNSET ? v1 : (v1 = (m.userMessage?.session_id ?? cx.vars.agent))));
+  cx.ref(ID_turn_open, (v3 !== UNSET ? v3 : (v3 = (cx.vars.tk ?? joinKey("live", (v2 !== UNSET ? v2 : (v2 = (cx.vars.nturn ?? 0))))))));
+  cx.ref(ID_item_close, joinKey("user", (v3 !== UNSET ? v3 : (v3 = (cx.vars.tk ?? joinKey("live", (v2 !== UNSET ? v2 : (v2 = (cx.vars.nturn ?? 0)))))))));
+  cx.setVar("agent", (v1 !== UNSET ? v1 : (v1 = (m.userMessage?.session_id ?? cx.vars.agent))));
+  if (cx.isNew("turn")) cx.setVar("tk", (v3 !== UNSET ? v3 : (v3 = (cx.vars.tk ?? joinKey("live", (v2 !== UNSET ? v2 : (v2 = (cx.vars.nturn ?? 0))))))));
+  cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v2 !== UNSET ? v2 : (v2 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "user_message",
@@ -419,13 +420,13 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
 
 /** mappings/cursor-sdk.yaml:594 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_open, joinKey("text", (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`seg:${(cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`) ?? 0)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
+  cx.ref(ID_item_open, joinKey("text", (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.seg.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0)))))))) ?? 0)));
+  if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.text });
@@ -434,15 +435,15 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
 
 /** mappings/cursor-sdk.yaml:630 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET, v4: unknown = UNSET;
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_close, joinKey("think", (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`think:${(cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`) ?? 0)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
+  cx.ref(ID_item_close, joinKey("think", (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.think.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0)))))))) ?? 0)));
+  if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  cx.setVarAt(`think:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`, add(cx.varAt(`think:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`), 1));
+  cx.setVarIn(cx.vars.think, (v4 !== UNSET ? v4 : (v4 = (cx.meta?.parent ?? cx.vars.tk))), add(cx.vars.think.get((v4 !== UNSET ? v4 : (v4 = (cx.meta?.parent ?? cx.vars.tk)))), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: "reasoning",
     status: "completed",
@@ -453,13 +454,13 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
 
 /** mappings/cursor-sdk.yaml:660 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_open, joinKey("think", (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`think:${(cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`) ?? 0)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
+  cx.ref(ID_item_open, joinKey("think", (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.think.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0)))))))) ?? 0)));
+  if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.text });
@@ -468,15 +469,15 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
 
 /** mappings/cursor-sdk.yaml:690 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_open_3, m.callId);
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
+  if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  if (cx.isNew("item")) cx.setVarAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`, add(cx.varAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`), 1));
+  if (cx.isNew("item")) cx.setVarIn(cx.vars.seg, (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk))), add(cx.vars.seg.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk)))), 1));
   if (cx.isNew("item")) {
     const s_tool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
     const s_kind = map_toolKind(m.toolCall?.type);
@@ -504,16 +505,16 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
 
 /** mappings/cursor-sdk.yaml:742 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   if (!(m.toolCall?.type === "updateTodos")) return false;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
+  if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  if (!cx.wasOpen("item")) cx.setVarAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`, add(cx.varAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`), 1));
+  if (!cx.wasOpen("item")) cx.setVarIn(cx.vars.seg, (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk))), add(cx.vars.seg.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk)))), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "plan",
     status: "inProgress",
@@ -540,17 +541,17 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
 
 /** mappings/cursor-sdk.yaml:794 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
   const s_cursorSdkToolTitle = h_cursor.cursorSdkToolTitle(m.toolCall?.type, m.toolCall?.args);
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
+  if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  if (!cx.wasOpen("item")) cx.setVarAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`, add(cx.varAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`), 1));
+  if (!cx.wasOpen("item")) cx.setVarIn(cx.vars.seg, (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk))), add(cx.vars.seg.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk)))), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_tool = s_cursorSdkTool;
     const s_kind = map_toolKind(m.toolCall?.type);
@@ -592,26 +593,26 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
 
 /** mappings/cursor-sdk.yaml:886 — update step-completed → item.completed */
 function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-completed">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_use, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_use, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_close, joinKey("text", (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`seg:${(cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`) ?? 0)));
-  if (cx.wasOpen("item")) cx.setVarAt(`seg:${(v4 !== UNSET ? v4 : (v4 = (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))))))}`, add(cx.varAt(`seg:${(v4 !== UNSET ? v4 : (v4 = (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))))))}`), 1));
+  cx.ref(ID_item_close, joinKey("text", (v2 !== UNSET ? v2 : (v2 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.seg.get((v2 !== UNSET ? v2 : (v2 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0)))))))) ?? 0)));
+  if (cx.wasOpen("item")) cx.setVarIn(cx.vars.seg, (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk))), add(cx.vars.seg.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk)))), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed" });
   return true;
 }
 
 /** mappings/cursor-sdk.yaml:921 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
+  let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!((h_cursor.cursorShellCase(m.event, m) === "stdout" || h_cursor.cursorShellCase(m.event, m) === "stderr" || h_cursor.cursorShellCase(m.event, m) === "output"))) return false;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_use, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.ref(ID_item_current);
   const s_cursorShellOutput = h_cursor.cursorShellOutput(m, "stdout");
   const s_cursorShellOutput2 = h_cursor.cursorShellOutput(m, "stderr");
-  cx.setVarAt(`live:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
+  cx.setVarIn(cx.vars.live, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), true);
   if (cx.state("item", "itemType") === "command_execution" && s_cursorShellOutput != null) cx.emit("content.delta", {
     streamKind: "command_output",
     delta: s_cursorShellOutput,
@@ -629,12 +630,12 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
 
 /** mappings/cursor-sdk.yaml:974 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.ref(ID_item_open, joinKey("summary", ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`summary`) ?? 0)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
+  let v1: unknown = UNSET, v2: unknown = UNSET;
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.ref(ID_item_open, joinKey("summary", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.summary ?? 0)));
+  if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "context_compaction", status: "inProgress" });
   return true;
@@ -642,12 +643,12 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
 
 /** mappings/cursor-sdk.yaml:996 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.ref(ID_item_open, joinKey("summary", ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`summary`) ?? 0)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
+  let v1: unknown = UNSET, v2: unknown = UNSET;
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.ref(ID_item_open, joinKey("summary", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.summary ?? 0)));
+  if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "context_compaction", status: "inProgress" });
   cx.emit("item.updated", { itemType: "context_compaction", status: "inProgress", text: m.summary });
@@ -657,11 +658,11 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
 
 /** mappings/cursor-sdk.yaml:1029 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_use, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
-  cx.ref(ID_item_close, joinKey("summary", ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`summary`))) ?? 0)));
-  cx.setVarAt(`summary`, add((v4 !== UNSET ? v4 : (v4 = cx.varAt(`summary`))), 1));
+  let v1: unknown = UNSET, v2: unknown = UNSET;
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
+  cx.ref(ID_item_close, joinKey("summary", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.summary ?? 0)));
+  cx.setVar("summary", add(cx.vars.summary, 1));
   if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: "context_compaction",
     status: "completed",
@@ -671,10 +672,9 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
 
 /** mappings/cursor-sdk.yaml:1053 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
-  if (!(cx.varAt(`streamed:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? "none")}`) != null)) return false;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_use, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))));
+  if (!(cx.vars.streamed.get((cx.vars.tk ?? "none")) != null)) return false;
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_use, cx.vars.tk);
   if (m.usage != null) cx.emit("thread.token-usage.updated", {
     usage: m.usage,
     tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cacheReadTokens, cacheWriteTokens: m.usage?.cacheWriteTokens, reasoningTokens: m.usage?.reasoningTokens }),
@@ -684,11 +684,10 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
 
 /** mappings/cursor-sdk.yaml:1075 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
-  cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_close, (cx.varAt(`tk`) ?? joinKey("live", ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`nturn`))) ?? 0))));
-  cx.setVarAt(`tk`, null);
-  cx.setVarAt(`nturn`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`nturn`))), 1));
+  cx.ref(ID_thread_use_3, cx.vars.agent);
+  cx.ref(ID_turn_close, (cx.vars.tk ?? joinKey("live", (cx.vars.nturn ?? 0))));
+  cx.setVar("tk", null);
+  cx.setVar("nturn", add(cx.vars.nturn, 1));
   cx.closeOpen("failed", "the turn ended before this item completed", ["assistant_message", "reasoning", "context_compaction"]);
   if (m.usage != null) cx.emit("thread.token-usage.updated", {
     usage: m.usage,
@@ -701,7 +700,7 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
 /** mappings/cursor-sdk.yaml:1108 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
-  cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.varAt(`agent`), text: m.turn?.userMessage?.text } });
+  cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.vars.agent, text: m.turn?.userMessage?.text } });
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
   }
@@ -720,9 +719,8 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
 
 /** mappings/cursor-sdk.yaml:1155 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
-  cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
-  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", (v1 !== UNSET ? v1 : (v1 = cx.varAt(`restored`)))), modelCallId: joinKey("restored", (v1 !== UNSET ? v1 : (v1 = cx.varAt(`restored`)))), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
+  cx.setVar("restored", add(cx.vars.restored, 1));
+  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", cx.vars.restored), modelCallId: joinKey("restored", cx.vars.restored), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
   cx.delegate("cursor-sdk", { type: "turn-ended" });
   return true;
 }
@@ -742,14 +740,14 @@ function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "t
 
 /** mappings/cursor-sdk.yaml:1214 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
-  cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
-  cx.setVarAt(`call:${(cx.meta?.parent ?? "top")}`, joinKey("restored", cx.varAt(`restored`)));
-  cx.delegate("cursor-sdk", { type: "tool-call-started", callId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`call:${(cx.meta?.parent ?? "top")}`))), modelCallId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`call:${(cx.meta?.parent ?? "top")}`))), toolCall: { type: m.message?.type, args: m.message?.args } });
+  let v1: unknown = UNSET, v2: unknown = UNSET;
+  cx.setVar("restored", add(cx.vars.restored, 1));
+  cx.setVarIn(cx.vars.call, (cx.meta?.parent ?? "top"), joinKey("restored", cx.vars.restored));
+  cx.delegate("cursor-sdk", { type: "tool-call-started", callId: (v1 !== UNSET ? v1 : (v1 = cx.vars.call.get((cx.meta?.parent ?? "top")))), modelCallId: (v1 !== UNSET ? v1 : (v1 = cx.vars.call.get((cx.meta?.parent ?? "top")))), toolCall: { type: m.message?.type, args: m.message?.args } });
   for (const s_sub of arr(m.message?.result?.value?.conversationSteps)) {
-    cx.delegate("cursor-sdk", { type: "tool-call-delta", callId: cx.varAt(`call:${(cx.meta?.parent ?? "top")}`), modelCallId: cx.varAt(`call:${(cx.meta?.parent ?? "top")}`), taskUpdate: s_sub });
+    cx.delegate("cursor-sdk", { type: "tool-call-delta", callId: cx.vars.call.get((cx.meta?.parent ?? "top")), modelCallId: cx.vars.call.get((cx.meta?.parent ?? "top")), taskUpdate: s_sub });
   }
-  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: (v2 !== UNSET ? v2 : (v2 = cx.varAt(`call:${(cx.meta?.parent ?? "top")}`))), modelCallId: (v2 !== UNSET ? v2 : (v2 = cx.varAt(`call:${(cx.meta?.parent ?? "top")}`))), toolCall: m.message });
+  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: (v2 !== UNSET ? v2 : (v2 = cx.vars.call.get((cx.meta?.parent ?? "top")))), modelCallId: (v2 !== UNSET ? v2 : (v2 = cx.vars.call.get((cx.meta?.parent ?? "top")))), toolCall: m.message });
   return true;
 }
 
@@ -916,7 +914,7 @@ export const table: SurfaceTable = {
     "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1262)",
   },
   ignoreWhen: {
-    "cursor-sdk#ignored-message-3": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.run_id != null && cx.varAt(`live:${(cx.varAt(`run:${m?.run_id}`) ?? m?.run_id)}`) != null,
-    "cursor-sdk#ignored-update-8": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => (h_cursor.cursorShellCase(m?.event) === "start" || h_cursor.cursorShellCase(m?.event) === "exit" || h_cursor.cursorShellCase(m?.event) === "backgrounded" || h_cursor.cursorShellCase(m?.event) === "hook_context" || h_cursor.cursorShellCase(m?.event) === "hookContext"),
+    "cursor-sdk#ignored-message-3": (m: JsonView, cx: { readonly vars: SessionSlots }) => m?.run_id != null && cx.vars.live.get((cx.vars.run.get(m?.run_id) ?? m?.run_id)) != null,
+    "cursor-sdk#ignored-update-8": (m: JsonView, cx: { readonly vars: SessionSlots }) => (h_cursor.cursorShellCase(m?.event) === "start" || h_cursor.cursorShellCase(m?.event) === "exit" || h_cursor.cursorShellCase(m?.event) === "backgrounded" || h_cursor.cursorShellCase(m?.event) === "hook_context" || h_cursor.cursorShellCase(m?.event) === "hookContext"),
   },
 };

@@ -6,6 +6,7 @@
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { UNSET, add, arr, concat, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/gemini-chat.gen.js";
+import type { SessionSlots } from "../vars.gen.js";
 
 export type RecordMessage = U.GeminiChatRecord;
 export type StepMessage = { step: string; [key: string]: unknown };
@@ -79,14 +80,14 @@ const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 
 /** mappings/gemini-chat.yaml:96 — record header */
 function r_header(m: View<Member<RecordMessage, "type", "header">>, cx: RowContext): boolean {
-  cx.setVarAt(`chat`, m.sessionId);
+  cx.setVar("chat", m.sessionId);
   return true;
 }
 
 /** mappings/gemini-chat.yaml:105 — record user */
 function r_user_prompt(m: View<Member<RecordMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(text(m.content, "", "untypedBlocks", true) != null && map_notPrompt(text(m.content, "", "untypedBlocks", false)) == null)) return false;
-  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: (cx.varAt(`chat`) ?? "chat"), update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: text(m.content, "", "untypedBlocks", false) } } } }, "acp");
+  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: (cx.vars.chat ?? "chat"), update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: text(m.content, "", "untypedBlocks", false) } } } }, "acp");
   return true;
 }
 
@@ -94,11 +95,11 @@ function r_user_prompt(m: View<Member<RecordMessage, "type", "user">>, cx: RowCo
 function r_model_message_text(m: View<Member<RecordMessage, "type", "gemini">>, cx: RowContext): boolean {
   if (!(typeOf(m.content) === "string")) return false;
   for (const s_thought of arr(m.thoughts)) {
-    cx.replay({ step: "thought", sessionId: (cx.varAt(`chat`) ?? "chat"), thought: s_thought });
+    cx.replay({ step: "thought", sessionId: (cx.vars.chat ?? "chat"), thought: s_thought });
   }
-  cx.replay({ step: "text", sessionId: (cx.varAt(`chat`) ?? "chat"), text: m.content });
+  cx.replay({ step: "text", sessionId: (cx.vars.chat ?? "chat"), text: m.content });
   for (const s_call of arr(m.toolCalls)) {
-    cx.replay({ step: "tool-call", sessionId: (cx.varAt(`chat`) ?? "chat"), call: s_call });
+    cx.replay({ step: "tool-call", sessionId: (cx.vars.chat ?? "chat"), call: s_call });
   }
   return true;
 }
@@ -107,10 +108,10 @@ function r_model_message_text(m: View<Member<RecordMessage, "type", "gemini">>, 
 function r_model_message_rewritten(m: View<Member<RecordMessage, "type", "gemini">>, cx: RowContext): boolean {
   if (!((objects(m.content).filter((s_p) => s_p?.thought === true).map((s_p) => (s_p))?.[0] ?? objects(m.content).filter((s_p) => s_p?.functionCall != null).map((s_p) => (s_p))?.[0]) != null)) return false;
   for (const s_part of arr(m.content)) {
-    cx.replay({ step: "part", sessionId: (cx.varAt(`chat`) ?? "chat"), part: s_part });
+    cx.replay({ step: "part", sessionId: (cx.vars.chat ?? "chat"), part: s_part });
   }
   for (const s_call of arr(m.toolCalls)) {
-    cx.replay({ step: "tool-call", sessionId: (cx.varAt(`chat`) ?? "chat"), call: s_call });
+    cx.replay({ step: "tool-call", sessionId: (cx.vars.chat ?? "chat"), call: s_call });
   }
   return true;
 }
@@ -118,13 +119,13 @@ function r_model_message_rewritten(m: View<Member<RecordMessage, "type", "gemini
 /** mappings/gemini-chat.yaml:206 — record gemini */
 function r_model_message_parts(m: View<Member<RecordMessage, "type", "gemini">>, cx: RowContext): boolean {
   for (const s_thought of arr(m.thoughts)) {
-    cx.replay({ step: "thought", sessionId: (cx.varAt(`chat`) ?? "chat"), thought: s_thought });
+    cx.replay({ step: "thought", sessionId: (cx.vars.chat ?? "chat"), thought: s_thought });
   }
   for (const s_part of arr(m.content)) {
-    cx.replay({ step: "part", sessionId: (cx.varAt(`chat`) ?? "chat"), part: s_part });
+    cx.replay({ step: "part", sessionId: (cx.vars.chat ?? "chat"), part: s_part });
   }
   for (const s_call of arr(m.toolCalls)) {
-    cx.replay({ step: "tool-call", sessionId: (cx.varAt(`chat`) ?? "chat"), call: s_call });
+    cx.replay({ step: "tool-call", sessionId: (cx.vars.chat ?? "chat"), call: s_call });
   }
   return true;
 }
@@ -185,11 +186,11 @@ function r_step_tool_call(m: View<Member<StepMessage, "step", "tool-call">>, cx:
 
 /** mappings/gemini-chat.yaml:417 — step end → turn.completed */
 function r_end(m: View<Member<StepMessage, "step", "end">>, cx: RowContext): boolean {
-  let v1: any = UNSET, v2: any = UNSET;
-  if (!(cx.varAt(`replay-turn:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`chat`))) ?? "chat")))}`) != null)) return false;
-  cx.ref(ID_thread_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`chat`))) ?? "chat"))));
+  let v1: unknown = UNSET;
+  if (!(cx.vars["replay-turn"].get((v1 !== UNSET ? v1 : (v1 = (cx.vars.chat ?? "chat")))) != null)) return false;
+  cx.ref(ID_thread_use, (v1 !== UNSET ? v1 : (v1 = (cx.vars.chat ?? "chat"))));
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`replay-turn:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`chat`))) ?? "chat")))}`, null);
+  cx.setVarIn(cx.vars["replay-turn"], (v1 !== UNSET ? v1 : (v1 = (cx.vars.chat ?? "chat"))), null);
   cx.closeOpen("failed", "the chat ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
@@ -275,9 +276,9 @@ export const table: SurfaceTable = {
     "gemini-chat#ignored-step-5": "a part of a model message that is no text, thought or call (inline data, a file): not shown live either (mappings/gemini-chat.yaml:456)",
   },
   ignoreWhen: {
-    "gemini-chat#ignored-record-1": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.type === "user",
-    "gemini-chat#ignored-step-3": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.step === "end",
-    "gemini-chat#ignored-step-4": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.step === "text",
-    "gemini-chat#ignored-step-5": (m: JsonView, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.step === "part",
+    "gemini-chat#ignored-record-1": (m: JsonView, cx: { readonly vars: SessionSlots }) => m?.type === "user",
+    "gemini-chat#ignored-step-3": (m: JsonView, cx: { readonly vars: SessionSlots }) => m?.step === "end",
+    "gemini-chat#ignored-step-4": (m: JsonView, cx: { readonly vars: SessionSlots }) => m?.step === "text",
+    "gemini-chat#ignored-step-5": (m: JsonView, cx: { readonly vars: SessionSlots }) => m?.step === "part",
   },
 };

@@ -19,9 +19,9 @@ const ID_turn_open: IdRef = { role: "turn", op: "open", field: "turn (value)" };
 function r_step_finish_last(m: View<Member<RunMessage, "type", "step_finish">>, cx: RowContext): boolean {
   if (!(m.part?.reason !== "tool-calls")) return false;
   cx.ref(ID_thread_use, m.sessionID);
-  cx.ref(ID_turn_open, (cx.varAt(`turn:${m.sessionID}`) ?? m.part?.messageID));
-  if (cx.isNew("turn")) cx.setVarAt(`turn:${m.sessionID}`, m.part?.messageID);
-  cx.setVarAt(`role:${m.part?.messageID}`, "assistant");
+  cx.ref(ID_turn_open, (cx.vars.turn.get(m.sessionID) ?? m.part?.messageID));
+  if (cx.isNew("turn")) cx.setVarIn(cx.vars.turn, m.sessionID, m.part?.messageID);
+  cx.setVarIn(cx.vars.role, m.part?.messageID, "assistant");
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.sessionID, part: m.part, time: m.timestamp } });
   cx.delegate("opencode", { type: "session.idle", properties: { sessionID: m.sessionID } });
@@ -31,9 +31,9 @@ function r_step_finish_last(m: View<Member<RunMessage, "type", "step_finish">>, 
 /** mappings/opencode-run.yaml:52 — run step_start, step_finish, text, reasoning, tool_use → turn.started */
 function r_part(m: View<RunMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.sessionID);
-  cx.ref(ID_turn_open, (cx.varAt(`turn:${m.sessionID}`) ?? m.part?.messageID));
-  if (cx.isNew("turn")) cx.setVarAt(`turn:${m.sessionID}`, m.part?.messageID);
-  cx.setVarAt(`role:${m.part?.messageID}`, "assistant");
+  cx.ref(ID_turn_open, (cx.vars.turn.get(m.sessionID) ?? m.part?.messageID));
+  if (cx.isNew("turn")) cx.setVarIn(cx.vars.turn, m.sessionID, m.part?.messageID);
+  cx.setVarIn(cx.vars.role, m.part?.messageID, "assistant");
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.sessionID, part: m.part, time: m.timestamp } });
   return true;

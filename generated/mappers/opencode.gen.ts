@@ -177,7 +177,7 @@ const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server
 /** mappings/opencode.yaml:188 — event session.created → thread.started, thread.metadata.updated */
 function r_session_created(m: View<Member<EventMessage, "type", "session.created">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.properties?.info?.id);
-  cx.setVarAt(`parentSession:${m.properties?.info?.id}`, m.properties?.info?.parentID);
+  cx.setVarIn(cx.vars.parentSession, m.properties?.info?.id, m.properties?.info?.parentID);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.properties?.info?.id });
   cx.emit("thread.metadata.updated", {
     name: m.properties?.info?.title,
@@ -203,8 +203,8 @@ function r_session_updated(m: View<Member<EventMessage, "type", "session.updated
 /** mappings/opencode.yaml:223 — event session.deleted → turn.completed, thread.state.changed */
 function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.properties?.info?.id);
-  cx.ref(ID_turn_close, cx.varAt(`turn:${m.properties?.info?.id}`));
-  cx.setVarAt(`turn:${m.properties?.info?.id}`, null);
+  cx.ref(ID_turn_close, cx.vars.turn.get(m.properties?.info?.id));
+  cx.setVarIn(cx.vars.turn, m.properties?.info?.id, null);
   cx.closeOpen("failed", "the session was deleted");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "cancelled", errorMessage: "session deleted" });
   cx.emit("thread.state.changed", { state: "closed", detail: "deleted" });
@@ -213,25 +213,25 @@ function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted
 
 /** mappings/opencode.yaml:247 — event message.updated → turn.started */
 function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   if (!(m.properties?.info?.role === "user")) return false;
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
-  cx.ref(ID_turn_open, (cx.varAt(`turnOf:${m.properties?.info?.id}`) ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`turn:${m.properties?.info?.sessionID}`))) ?? m.properties?.info?.id));
-  cx.setVarAt(`role:${m.properties?.info?.id}`, "user");
-  if (cx.wasOpen("turn")) cx.setVarAt(`turnOf:${m.properties?.info?.id}`, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`turn:${m.properties?.info?.sessionID}`))));
-  if (cx.isNew("turn")) cx.setVarAt(`turn:${m.properties?.info?.sessionID}`, m.properties?.info?.id);
-  if (cx.isNew("turn")) cx.setVarAt(`baseline:${m.properties?.info?.sessionID}`, cx.varAt(`diff:${m.properties?.info?.sessionID}`));
+  cx.ref(ID_turn_open, (cx.vars.turnOf.get(m.properties?.info?.id) ?? (v1 !== UNSET ? v1 : (v1 = cx.vars.turn.get(m.properties?.info?.sessionID))) ?? m.properties?.info?.id));
+  cx.setVarIn(cx.vars.role, m.properties?.info?.id, "user");
+  if (cx.wasOpen("turn")) cx.setVarIn(cx.vars.turnOf, m.properties?.info?.id, (v1 !== UNSET ? v1 : (v1 = cx.vars.turn.get(m.properties?.info?.sessionID))));
+  if (cx.isNew("turn")) cx.setVarIn(cx.vars.turn, m.properties?.info?.sessionID, m.properties?.info?.id);
+  if (cx.isNew("turn")) cx.setVarIn(cx.vars.baseline, m.properties?.info?.sessionID, cx.vars.diff.get(m.properties?.info?.sessionID));
   if (cx.isNew("turn")) cx.emit("turn.started", { model: m.properties?.info?.model?.modelID });
   return true;
 }
 
 /** mappings/opencode.yaml:282 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.info?.sessionID}`));
-  cx.setVarAt(`role:${m.properties?.info?.id}`, m.properties?.info?.role);
-  if (m.properties?.info?.time?.completed != null && (v1 !== UNSET ? v1 : (v1 = cx.varAt(`usage:${m.properties?.info?.id}`))) == null) cx.emit("thread.token-usage.updated", {
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.info?.sessionID));
+  cx.setVarIn(cx.vars.role, m.properties?.info?.id, m.properties?.info?.role);
+  if (m.properties?.info?.time?.completed != null && (v1 !== UNSET ? v1 : (v1 = cx.vars.usage.get(m.properties?.info?.id))) == null) cx.emit("thread.token-usage.updated", {
     usage: {
       tokens: m.properties?.info?.tokens,
       cost: m.properties?.info?.cost,
@@ -247,8 +247,8 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "message.updat
 function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "idle")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_close, cx.varAt(`turn:${m.properties?.sessionID}`));
-  cx.setVarAt(`turn:${m.properties?.sessionID}`, null);
+  cx.ref(ID_turn_close, cx.vars.turn.get(m.properties?.sessionID));
+  cx.setVarIn(cx.vars.turn, m.properties?.sessionID, null);
   cx.closeOpen("failed", "the turn ended before this part finished");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
@@ -258,7 +258,7 @@ function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, 
 function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "retry")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.emit("runtime.warning", { message: (str(m.properties?.status?.message) ?? "retrying"), detail: m.properties?.status });
   return true;
 }
@@ -266,15 +266,15 @@ function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>,
 /** mappings/opencode.yaml:338 — event session.status */
 function r_status_busy(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.setVarAt(`status:${m.properties?.sessionID}`, m.properties?.status?.type);
+  cx.setVarIn(cx.vars.status, m.properties?.sessionID, m.properties?.status?.type);
   return true;
 }
 
 /** mappings/opencode.yaml:348 — event session.idle → turn.completed */
 function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_close, cx.varAt(`turn:${m.properties?.sessionID}`));
-  cx.setVarAt(`turn:${m.properties?.sessionID}`, null);
+  cx.ref(ID_turn_close, cx.vars.turn.get(m.properties?.sessionID));
+  cx.setVarIn(cx.vars.turn, m.properties?.sessionID, null);
   cx.closeOpen("failed", "the turn ended before this part finished");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
@@ -284,8 +284,8 @@ function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, c
 function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   if (!(m.properties?.error?.name === "MessageAbortedError")) return false;
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
-  cx.ref(ID_turn_close, cx.varAt(`turn:${m.properties?.sessionID}`));
-  cx.setVarAt(`turn:${m.properties?.sessionID}`, null);
+  cx.ref(ID_turn_close, cx.vars.turn.get(m.properties?.sessionID));
+  cx.setVarIn(cx.vars.turn, m.properties?.sessionID, null);
   cx.closeOpen("failed", "interrupted");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "interrupted",
@@ -297,8 +297,8 @@ function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.e
 /** mappings/opencode.yaml:387 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
-  cx.ref(ID_turn_close, cx.varAt(`turn:${m.properties?.sessionID}`));
-  cx.setVarAt(`turn:${m.properties?.sessionID}`, null);
+  cx.ref(ID_turn_close, cx.vars.turn.get(m.properties?.sessionID));
+  cx.setVarIn(cx.vars.turn, m.properties?.sessionID, null);
   cx.closeOpen("failed", "the turn failed");
   cx.emit("runtime.error", {
     message: ((text((m.properties?.error as JsonView)?.data?.message, "", "strings", true) ?? text((m.properties?.error as JsonView)?.message, "", "strings", true) ?? str((m.properties?.error as JsonView)?.name) ?? text(m.properties?.error, "", "strings", false)) ?? "session error"),
@@ -321,12 +321,12 @@ function r_session_compacted(m: View<Member<EventMessage, "type", "session.compa
 
 /** mappings/opencode.yaml:421 — event session.diff → turn.diff.updated */
 function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
+  let v1: unknown = UNSET;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
-  cx.setVarAt(`diff:${m.properties?.sessionID}`, m.properties?.diff);
-  if (h_opencode.opencodeTurnDiff(m.properties?.diff, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`baseline:${m.properties?.sessionID}`)))) != null) cx.emit("turn.diff.updated", {
-    unifiedDiff: (h_opencode.opencodeTurnDiff(m.properties?.diff, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`baseline:${m.properties?.sessionID}`)))) ?? ""),
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
+  cx.setVarIn(cx.vars.diff, m.properties?.sessionID, m.properties?.diff);
+  if (h_opencode.opencodeTurnDiff(m.properties?.diff, (v1 !== UNSET ? v1 : (v1 = cx.vars.baseline.get(m.properties?.sessionID)))) != null) cx.emit("turn.diff.updated", {
+    unifiedDiff: (h_opencode.opencodeTurnDiff(m.properties?.diff, (v1 !== UNSET ? v1 : (v1 = cx.vars.baseline.get(m.properties?.sessionID)))) ?? ""),
   });
   return true;
 }
@@ -334,7 +334,7 @@ function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, c
 /** mappings/opencode.yaml:486 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.emit("turn.plan.updated", {
     plan: objects(m.properties?.todos).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
   });
@@ -354,12 +354,12 @@ function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.pa
 
 /** mappings/opencode.yaml:526 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
-  if (!(m.properties?.part?.type === "text" && cx.varAt(`role:${m.properties?.part?.messageID}`) === "user")) return false;
+  if (!(m.properties?.part?.type === "text" && cx.vars.role.get(m.properties?.part?.messageID) === "user")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_close, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
-  cx.setVarAt(`part:${m.properties?.part?.id}`, "user");
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
+  cx.setVarIn(cx.vars.part, m.properties?.part?.id, "user");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "user_message",
     status: "inProgress",
@@ -378,10 +378,10 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_close, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
-  cx.setVarAt(`part:${m.properties?.part?.id}`, "assistant_text");
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
+  cx.setVarIn(cx.vars.part, m.properties?.part?.id, "assistant_text");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
@@ -400,10 +400,10 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_open, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
-  cx.setVarAt(`part:${m.properties?.part?.id}`, "assistant_text");
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
+  cx.setVarIn(cx.vars.part, m.properties?.part?.id, "assistant_text");
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.snapshot("assistant_text", m.properties?.part?.text, undefined);
   return true;
@@ -413,10 +413,10 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_close, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
-  cx.setVarAt(`part:${m.properties?.part?.id}`, "reasoning_text");
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
+  cx.setVarIn(cx.vars.part, m.properties?.part?.id, "reasoning_text");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.snapshot("reasoning_text", m.properties?.part?.text, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", {
@@ -432,10 +432,10 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_open, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
-  cx.setVarAt(`part:${m.properties?.part?.id}`, "reasoning_text");
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
+  cx.setVarIn(cx.vars.part, m.properties?.part?.id, "reasoning_text");
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.snapshot("reasoning_text", m.properties?.part?.text, undefined);
   return true;
@@ -443,14 +443,14 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
 
 /** mappings/opencode.yaml:655 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
-  if (!(m.properties?.field === "text" && ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`part:${m.properties?.partID}`))) === "assistant_text" || (v1 !== UNSET ? v1 : (v1 = cx.varAt(`part:${m.properties?.partID}`))) === "reasoning_text"))) return false;
+  let v1: unknown = UNSET;
+  if (!(m.properties?.field === "text" && ((v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID))) === "assistant_text" || (v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID))) === "reasoning_text"))) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_item_use, m.properties?.partID);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.sessionID}`));
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.sessionID));
   if (!cx.isStale("item")) cx.emit("content.delta", {
-    streamKind: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`part:${m.properties?.partID}`))),
+    streamKind: stringOf((v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID)))),
     delta: m.properties?.delta,
   });
   return true;
@@ -460,12 +460,12 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_close, m.properties?.part?.id);
   cx.ref(ID_task_close, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
-  cx.setVarAt(`call:${m.properties?.part?.callID}`, m.properties?.part?.id);
-  if (m.properties?.part?.state?.metadata?.sessionId != null) cx.setVarAt(`parent:${m.properties?.part?.state?.metadata?.sessionId}`, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
+  cx.setVarIn(cx.vars.call, m.properties?.part?.callID, m.properties?.part?.id);
+  if (m.properties?.part?.state?.metadata?.sessionId != null) cx.setVarIn(cx.vars.parent, m.properties?.part?.state?.metadata?.sessionId, m.properties?.part?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
@@ -517,12 +517,12 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_open, m.properties?.part?.id);
   cx.ref(ID_task_open, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
-  cx.setVarAt(`call:${m.properties?.part?.callID}`, m.properties?.part?.id);
-  if (m.properties?.part?.state?.metadata?.sessionId != null) cx.setVarAt(`parent:${m.properties?.part?.state?.metadata?.sessionId}`, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
+  cx.setVarIn(cx.vars.call, m.properties?.part?.callID, m.properties?.part?.id);
+  if (m.properties?.part?.state?.metadata?.sessionId != null) cx.setVarIn(cx.vars.parent, m.properties?.part?.state?.metadata?.sessionId, m.properties?.part?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
@@ -553,12 +553,12 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_close, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
   const s_opencodeToolOutput = h_opencode.opencodeToolOutput(m.properties?.part?.state?.output);
   const s_editFiles = h_claude.editFiles(m.properties?.part?.state?.input);
-  cx.setVarAt(`call:${m.properties?.part?.callID}`, m.properties?.part?.id);
+  cx.setVarIn(cx.vars.call, m.properties?.part?.callID, m.properties?.part?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_kind = map_toolItemType(m.properties?.part?.tool);
     cx.emit("item.started", {
@@ -600,12 +600,12 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_close, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
   const s_opencodeToolOutput = h_opencode.opencodeToolOutput(m.properties?.part?.state?.output);
   const s_editFiles = h_claude.editFiles(m.properties?.part?.state?.input);
-  cx.setVarAt(`call:${m.properties?.part?.callID}`, m.properties?.part?.id);
+  cx.setVarIn(cx.vars.call, m.properties?.part?.callID, m.properties?.part?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_kind = map_toolItemType(m.properties?.part?.tool);
     cx.emit("item.started", {
@@ -647,12 +647,12 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_open, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
   const s_opencodeToolOutput = h_opencode.opencodeToolOutput(m.properties?.part?.state?.output);
   const s_editFiles = h_claude.editFiles(m.properties?.part?.state?.input);
-  cx.setVarAt(`call:${m.properties?.part?.callID}`, m.properties?.part?.id);
+  cx.setVarIn(cx.vars.call, m.properties?.part?.callID, m.properties?.part?.id);
   if (cx.isNew("item")) {
     const s_kind = map_toolItemType(m.properties?.part?.tool);
     cx.emit("item.started", {
@@ -693,7 +693,7 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.setVarAt(`step:${m.properties?.part?.messageID}`, m.properties?.part?.id);
+  cx.setVarIn(cx.vars.step, m.properties?.part?.messageID, m.properties?.part?.id);
   return true;
 }
 
@@ -701,9 +701,9 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
-  cx.setVarAt(`step:${m.properties?.part?.messageID}`, null);
-  cx.setVarAt(`usage:${m.properties?.part?.messageID}`, true);
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
+  cx.setVarIn(cx.vars.step, m.properties?.part?.messageID, null);
+  cx.setVarIn(cx.vars.usage, m.properties?.part?.messageID, true);
   cx.emit("thread.token-usage.updated", {
     usage: {
       tokens: m.properties?.part?.tokens,
@@ -720,7 +720,7 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   if (m.properties?.part?.files?.[0] != null) cx.emit("turn.diff.updated", {
     unifiedDiff: (h_opencode.opencodePatchFiles(m.properties?.part?.files) ?? ""),
   });
@@ -731,7 +731,7 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.emit("runtime.warning", {
     message: ((text((m.properties?.part?.error as JsonView)?.data?.message, "", "strings", true) ?? text((m.properties?.part?.error as JsonView)?.message, "", "strings", true) ?? str((m.properties?.part?.error as JsonView)?.name) ?? text(m.properties?.part?.error, "", "strings", false)) ?? "retrying"),
     detail: m.properties?.part,
@@ -743,7 +743,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_close, m.properties?.part?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "context_compaction",
@@ -762,9 +762,9 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.ref(ID_item_close, m.properties?.part?.id);
-  cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.part?.sessionID}`));
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_partItemType(m.properties?.part?.type),
     status: "inProgress",
@@ -782,15 +782,15 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
-  cx.setVarAt(`snapshot:${m.properties?.part?.sessionID}`, m.properties?.part?.snapshot);
+  cx.setVarIn(cx.vars.snapshot, m.properties?.part?.sessionID, m.properties?.part?.snapshot);
   return true;
 }
 
 /** mappings/opencode.yaml:970 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
-  cx.ref(ID_item_use_2, cx.varAt(`call:${m.properties?.tool?.callID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
+  cx.ref(ID_item_use_2, cx.vars.call.get(m.properties?.tool?.callID));
   cx.ref(ID_request_open, m.properties?.id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_permissionType(m.properties?.permission),
@@ -804,8 +804,8 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
 /** mappings/opencode.yaml:994 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
-  cx.ref(ID_item_use_2, cx.varAt(`call:${m.properties?.callID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
+  cx.ref(ID_item_use_2, cx.vars.call.get(m.properties?.callID));
   cx.ref(ID_request_open, m.properties?.id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_permissionType(m.properties?.type),
@@ -819,7 +819,7 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
 /** mappings/opencode.yaml:1015 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_request_open, m.properties?.id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_permissionType(m.properties?.action),
@@ -833,7 +833,7 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
 /** mappings/opencode.yaml:1036 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_request_close, (m.properties?.requestID ?? m.properties?.permissionID));
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
@@ -846,7 +846,7 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
 /** mappings/opencode.yaml:1059 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_request_close_2, m.properties?.requestID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
@@ -859,8 +859,8 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
 /** mappings/opencode.yaml:1077 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
-  cx.ref(ID_item_use_2, cx.varAt(`call:${m.properties?.tool?.callID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
+  cx.ref(ID_item_use_2, cx.vars.call.get(m.properties?.tool?.callID));
   cx.ref(ID_request_open, m.properties?.id);
   const s_asked = h_questions.questionsOf(m.properties?.questions, { id: "#", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiple", freeText: "custom", freeTextDefault: true });
   if (cx.isNew("request")) cx.emit("user-input.requested", { questions: s_asked, data: m.properties?.questions });
@@ -876,7 +876,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
 /** mappings/opencode.yaml:1113 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_request_close_2, m.properties?.requestID);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
     answers: h_questions.answersFromLists(m.properties?.answers),
@@ -894,7 +894,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
 /** mappings/opencode.yaml:1137 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
-  cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_request_close_2, m.properties?.requestID);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", {});
   if (cx.wasOpen("request")) cx.emit("request.resolved", {

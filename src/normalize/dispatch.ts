@@ -4,13 +4,13 @@
  * No provider knowledge: methods and types are keys of the generated tables.
  */
 import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
+import type { SessionSlots } from "../../generated/vars.gen.js";
 import type { Kind, Row } from "./table-types.js";
 import type { CanonicalEvent, Direction, DispatchOptions, NormalizerState } from "./state.js";
 import { ANSWERED_TWICE, emitRuntime, Scope, type MessageAt } from "./scope.js";
 import type { Compiled, Pending } from "./compiled.js";
 import type { Partition } from "./sessions.js";
 import { MAX_SESSIONS } from "./sessions.js";
-import { varKey } from "./vars.js";
 
 /** The JSON-RPC kinds the client sends (a `response` answers the agent's request). */
 const CLIENT_KINDS: ReadonlySet<Kind> = new Set(["clientRequest", "clientNotification", "response"]);
@@ -149,11 +149,8 @@ class MessageRun {
   }
 
   /** What an ignore entry's `when` reads: the session variables. */
-  getVar(key: unknown[]): any {
-    return this.rt.vars.get(varKey(key));
-  }
-  varAt(key: string): any {
-    return this.rt.vars.get(key);
+  get vars(): SessionSlots {
+    return this.rt.vars.slots;
   }
 
   tryRows(rows: readonly Row[] | undefined): boolean {

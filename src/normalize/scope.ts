@@ -6,12 +6,14 @@
 import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
 import { ROLE_KIND } from "../../generated/grammar.gen.js";
 import { PAYLOAD_VALIDATORS, validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
+import type { SessionSlots, UnkeyedVar } from "../../generated/vars.gen.js";
 import type { Compiled } from "./compiled.js";
 import { Entity, inTurn, type EntityTable } from "./entities.js";
 import { FRESH, STALE, WAS_OPEN } from "./envelope.js";
 import { article, EVENT_LIFE, ITEM_END, NEEDS, ROLE_ENDED } from "./lifecycle.js";
 import type { CanonicalEvent, NormalizerState } from "./state.js";
 import type { IdRef, Op, Role, RowContext } from "./table-types.js";
+import type { VarStore } from "./var-store.js";
 import { HOLD_LIMIT, varKey, type Held } from "./vars.js";
 
 /** raw.rule of the runtime's own events. */
@@ -371,25 +373,42 @@ export class Scope implements RowContext {
     this.rt.statedVersions.set(this.at.ct.table.upstream.package, String(stated).trim());
   }
 
-  setVar(key: unknown[], value: unknown): void {
-    this.setVarAt(varKey(key), value);
+  /** The session's variables (generated/vars.gen.ts): rows read their slots directly. */
+  get vars(): SessionSlots {
+    return this.rt.vars.slots;
   }
-  getVar(key: unknown[]): any {
-    return this.varAt(varKey(key));
+  /** Set an unkeyed variable (null or undefined deletes); the messages held for it run after the row. */
+  setVar(name: UnkeyedVar, value: unknown): void {
+    const vars = this.rt.vars;
+    if (value === null || value === undefined) {
+      vars.slots[name] = undefined;
+      return;
+    }
+    vars.slots[name] = value;
+    if (vars.heldCount !== 0) this.releasing(vars.release(name));
   }
-  setVarAt(key: string, value: unknown): void {
-    const waiting = this.rt.vars.set(key, value);
-    if (waiting) (this.released ??= []).push(...waiting);
+  /** Set a keyed variable's value at `key` (the rest of its key: one part, or the parts joined with ":"). */
+  setVarIn(store: VarStore, key: unknown, value: unknown): void {
+    const k = store.set(key, value);
+    const vars = this.rt.vars;
+    if (vars.heldCount !== 0 && value !== null && value !== undefined) this.releasing(vars.release(`${store.name}:${k}`));
   }
-  varAt(key: string): any {
+  /** A variable by its key parts (the first is its name), through the same slots. */
+  getVar(key: readonly unknown[]): unknown {
     return this.rt.vars.get(key);
+  }
+  setVarNamed(key: readonly unknown[], value: unknown): void {
+    this.releasing(this.rt.vars.set(key, value));
+  }
+  private releasing(waiting: Held<Compiled>[] | undefined): void {
+    if (waiting) (this.released ??= []).push(...waiting);
   }
 
   hold(key: unknown[]): boolean {
     if (key.some((p) => p === undefined || p === null)) return false;
-    const k = varKey(key);
     const vars = this.rt.vars;
-    if (vars.has(k)) return false;
+    if (vars.has(key)) return false;
+    const k = varKey(key);
     if (vars.full) {
       this.warn(`${this.rule}: more than ${HOLD_LIMIT} messages held; dispatching this one without waiting for ${k}`, { key: k }, "agentnorm#hold");
       return false;

@@ -4,6 +4,8 @@
  */
 import type { CanonicalRuntimeEventType, ProviderKind, RuntimeEventPayloadByType, RuntimeEventSource } from "../../generated/canonical.gen.js";
 import type { JsonView } from "./row-util.js";
+import type { SessionSlots, UnkeyedVar } from "../../generated/vars.gen.js";
+import type { VarStore } from "./var-store.js";
 
 /** JSON-RPC kinds (notification, request, response, clientRequest, clientNotification, clientResponse), or a tagged protocol's own. */
 export type Kind = string;
@@ -49,12 +51,17 @@ export interface RowContext {
   delegate(surface: string, message: unknown): void;
   /** Complete the row turn's open items with `status` (items whose itemType is in `completes`: completed, no detail). */
   closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[], statusVar?: string): void;
-  /** Session variables (`set:` / `$var`): key parts joined with ":"; null or undefined deletes. */
-  setVar(key: unknown[], value: unknown): void;
-  getVar(key: unknown[]): any;
-  /** The same, with the key already joined (the generated code writes it as one template literal). */
-  setVarAt(key: string, value: unknown): void;
-  varAt(key: string): any;
+  /**
+   * Session variables (`set:` / `$var`) in slots (generated/vars.gen.ts): an unkeyed variable is a field of `vars`,
+   * a keyed one a store keyed by the rest of its key (one part as is; several joined with ":"). Null or undefined
+   * deletes.
+   */
+  readonly vars: SessionSlots;
+  setVar(name: UnkeyedVar, value: unknown): void;
+  setVarIn(store: VarStore, key: unknown, value: unknown): void;
+  /** A variable by its key parts, the first its name (what a helper, a hand-written table or the runtime names at run time). */
+  getVar(key: readonly unknown[]): unknown;
+  setVarNamed(key: readonly unknown[], value: unknown): void;
   /** Hold rows: true when the message is held until a row sets the variable `key` (it is unset); false once it is set. */
   hold(key: unknown[]): boolean;
   /** The stream says which upstream version it is (`upstreamVersion` step): selects the pinned version rows apply by. */
@@ -195,5 +202,5 @@ export interface SurfaceTable {
    */
   snapshots?: false;
   /** ignore entry id → the test a message must pass to be ignored by it (entries not listed: every message of the method). */
-  ignoreWhen?: Record<string, (message: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => boolean>;
+  ignoreWhen?: Record<string, (message: any, cx: { readonly vars: SessionSlots }) => boolean>;
 }

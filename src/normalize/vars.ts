@@ -1,46 +1,92 @@
 /**
  * Session variables set by rows (`set:` / `$var`) and the messages hold rows park until a variable is set.
- * Both bounded. Variables live in two generations: sets and reads go to the young one; when it holds VAR_LIMIT
- * variables it becomes the old one and the previous old one is dropped, except what was read or set since (moved
- * to the young one when used). So the VAR_LIMIT most recently used variables always survive, at most 2 × VAR_LIMIT
- * are held, and nothing is re-inserted on every read (a Map's delete + set per read degrades near its size). The
- * variables dropped are counted (stats().held.variablesDropped). At most HOLD_LIMIT messages wait in all.
+ *
+ * The variables live in slots: the generator knows every variable name of every table (the first part of a key is
+ * its name) and emits one record type over all tables (generated/vars.gen.ts `SessionSlots`; tables dispatch into
+ * each other's rows within one session, so a name is one variable whatever table reads it). An unkeyed variable is a
+ * plain field of the record; a keyed one a VarStore (var-store.ts) keyed by the rest of the key. Rows read and write
+ * the slots directly; what reads a variable by name at run time (`closeOpen`'s statusVar, hold rows) goes through
+ * the same record.
+ *
+ * Bounded: each keyed variable keeps at most 2 × VAR_LIMIT values (the VAR_LIMIT most recently used always
+ * survive); unkeyed variables are one value each. At most HOLD_LIMIT messages wait in all.
  */
-export const VAR_LIMIT = 4096;
+import { KEYED_VARS, SessionSlots, UNKEYED_VARS } from "../../generated/vars.gen.js";
+import { keyOf, VarStore } from "./var-store.js";
+
+export { VAR_LIMIT, VarStore } from "./var-store.js";
 export const HOLD_LIMIT = 4096;
 
 /** A message a hold row parked, with what its dispatch needs to run it again. */
 export interface Held<T = unknown> { message: any; raw: unknown; line: unknown; meta: unknown; ct: T }
 
-/** Variable keys: the parts joined with ":". */
-export const varKey = (key: unknown[]): string => key.map(String).join(":");
+/** Variable keys as text (held messages, warnings): the parts joined with ":". */
+export const varKey = (key: readonly unknown[]): string => key.map(String).join(":");
+
+/** A variable named at run time: its slot (a field's name, or a store and the key there). */
+type Slot = { field: string } | { store: VarStore; key: string };
 
 export class SessionVars<T = unknown> {
-  private young = new Map<string, unknown>();
-  private old = new Map<string, unknown>();
+  /** The variables, one slot each. */
+  readonly slots = new SessionSlots();
+  /**
+   * Variables no generated table declares (a table written by hand, or a name given the other arity), by their whole
+   * key joined with ":" — bounded like a keyed variable.
+   */
+  private readonly loose = new VarStore("");
   private held = new Map<string, Held<T>[]>();
-  private heldCount = 0;
-  /** Variables dropped by the bound (not used within the last VAR_LIMIT variables used). */
-  dropped = 0;
+  /** Messages waiting (a set releases the ones waiting for it only while some wait). */
+  heldCount = 0;
 
-  private put(k: string, value: unknown): void {
-    this.young.set(k, value);
-    if (this.young.size >= VAR_LIMIT) {
-      for (const key of this.old.keys()) if (!this.young.has(key)) this.dropped++;
-      this.old = this.young;
-      this.young = new Map();
-    }
+  /** Values dropped by the bound, over every keyed variable. */
+  get dropped(): number {
+    let n = this.loose.dropped;
+    for (const s of this.slots.stores) n += s.dropped;
+    return n;
   }
 
-  /** Set (null or undefined deletes); returns the messages that waited for it, in arrival order. */
-  set(k: string, value: unknown): Held<T>[] | undefined {
-    if (value === null || value === undefined) {
-      this.young.delete(k);
-      this.old.delete(k);
-      return undefined;
-    }
-    this.put(k, value);
-    if (this.heldCount === 0) return undefined;
+  /** Variables held now (each value of a keyed variable counts). */
+  get size(): number {
+    let n = this.loose.size;
+    for (const s of this.slots.stores) n += s.size;
+    for (const name of UNKEYED_VARS) if (this.field(name) !== undefined) n++;
+    return n;
+  }
+
+  private field(name: string): unknown {
+    return (this.slots as unknown as Record<string, unknown>)[name];
+  }
+
+  /** The slot of a key given as its parts (the first is the name). */
+  private slot(key: readonly unknown[]): Slot {
+    const name = String(key[0]);
+    if (key.length === 1 && UNKEYED_VARS.has(name)) return { field: name };
+    const store = key.length > 1 && KEYED_VARS.has(name) ? this.field(name) : undefined;
+    if (store instanceof VarStore) return { store, key: key.length === 2 ? keyOf(key[1]) : varKey(key.slice(1)) };
+    return { store: this.loose, key: varKey(key) };
+  }
+
+  /** A variable by its key parts. */
+  get(key: readonly unknown[]): unknown {
+    const s = this.slot(key);
+    return "field" in s ? this.field(s.field) : s.store.get(s.key);
+  }
+
+  has(key: readonly unknown[]): boolean {
+    const s = this.slot(key);
+    return "field" in s ? this.field(s.field) !== undefined : s.store.has(s.key);
+  }
+
+  /** Set a variable by its key parts (null or undefined deletes); returns the messages that waited for it, in arrival order. */
+  set(key: readonly unknown[], value: unknown): Held<T>[] | undefined {
+    const s = this.slot(key);
+    if ("field" in s) (this.slots as unknown as Record<string, unknown>)[s.field] = value ?? undefined;
+    else s.store.set(s.key, value);
+    return this.heldCount !== 0 && value !== null && value !== undefined ? this.release(varKey(key)) : undefined;
+  }
+
+  /** The messages waiting for the variable `k` (its key parts joined), taken out of the store; in arrival order. */
+  release(k: string): Held<T>[] | undefined {
     const waiting = this.held.get(k);
     if (waiting) {
       this.held.delete(k);
@@ -49,31 +95,11 @@ export class SessionVars<T = unknown> {
     return waiting;
   }
 
-  get(k: string): unknown {
-    const v = this.young.get(k);
-    if (v !== undefined) return v;
-    const o = this.old.get(k);
-    // A variable in use stays (e.g. the open turn of a session during a turn with thousands of parts).
-    if (o !== undefined) this.put(k, o);
-    return o;
-  }
-
-  /** Variables held now. */
-  get size(): number {
-    let n = this.young.size;
-    for (const k of this.old.keys()) if (!this.young.has(k)) n++;
-    return n;
-  }
-
-  has(k: string): boolean {
-    return this.young.has(k) || this.old.has(k);
-  }
-
   get full(): boolean {
     return this.heldCount >= HOLD_LIMIT;
   }
 
-  /** Park a message until `k` is set. */
+  /** Park a message until the variable `k` (its key parts joined) is set. */
   hold(k: string, h: Held<T>): void {
     const list = this.held.get(k);
     if (list) list.push(h);

@@ -72,6 +72,7 @@ describe("determinism", () => {
       "generated/live.gen.ts",
       "generated/surfaces.gen.ts",
       "generated/validators/canonical-event.gen.ts",
+      "generated/vars.gen.ts",
       "schemas/mapping-dsl.schema.json",
     ];
     expect([...files.keys()].sort()).toEqual([...shared, ...perTable].sort());

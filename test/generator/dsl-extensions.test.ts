@@ -67,8 +67,9 @@ describe("DSL: hold rows, $if, snapshot entries, conditional set, message replay
     const t = gen.tables.loadTable("mini-late.yaml", TABLE, cx).table!;
     const code = gen.emitMapper.emitMapper(t, "../upstream/mini-late.gen.js", {}, "// test");
     expect(code).toMatch(/function r_wait[^]*?return cx\.hold\(\["role", m\.properties\?\.part\?\.messageID\]\);\n\}/);
-    expect(code).toContain('if (!(cx.varAt(`role:${m.properties?.part?.messageID}`) === "assistant")) return false;');
-    expect(code).toContain('if (cx.isNew("item")) cx.setVarAt(`seen:${m.properties?.part?.id}`, true);');
+    expect(code).toContain('if (!(cx.vars.role.get(m.properties?.part?.messageID) === "assistant")) return false;');
+    expect(code).toContain('if (cx.isNew("item")) cx.setVarIn(cx.vars.seen, m.properties?.part?.id, true);');
+    expect(code).toContain("cx.ref(ID_turn_open, cx.vars.turn);");
     const body = code.slice(code.indexOf("function r_text"), code.indexOf("function r_role"));
     expect(body.indexOf('cx.emit("item.started"')).toBeGreaterThan(0);
     expect(body.indexOf('cx.snapshot("assistant_text"')).toBeGreaterThan(body.indexOf('cx.emit("item.started"'));
@@ -79,6 +80,18 @@ describe("DSL: hold rows, $if, snapshot entries, conditional set, message replay
     expect(codes(TABLE.replace("    hold: [role, $properties.part.messageID]\n", "    hold: [role, $properties.part.messageID]\n    steps: [{ emit: runtime.warning, payload: { message: x } }]\n"))).toContain("E281");
     expect(codes(TABLE.replace("equals: assistant }", "equals: assistant, in: [user] }"))).toContain("E235");
     expect(codes(TABLE.replace("      item: { path: properties.part.id, op: open }\n", ""))).toContain("E261");
+  });
+
+  it("a variable's key starts with its name, a word (E266); a name is one variable, keyed or not, over every table (E267)", () => {
+    expect(codes(TABLE.replace("{ set: [seen, $properties.part.id]", "{ set: [$properties.part.id, seen]"))).toContain("E266");
+    expect(codes(TABLE.replace("$var: [role, $properties.part.messageID]", "$var: [\"a b\", $properties.part.messageID]"))).toContain("E266");
+    expect(codes(TABLE.replace("hold: [role, $properties.part.messageID]", "hold: [{ $var: [turn] }, x]"))).toContain("E266");
+    const t = gen.tables.loadTable("mini-late.yaml", TABLE, cx).table!;
+    const vars = gen.emitVars.emitVars([t], "// test");
+    expect(vars).toContain("  turn: unknown = undefined;");
+    expect(vars).toContain('  get role(): VarStore {');
+    const both = gen.tables.loadTable("mini-late.yaml", TABLE.replace("{ set: [seen, $properties.part.id]", "{ set: [turn, $properties.part.id]"), cx).table!;
+    expect(() => gen.emitVars.emitVars([both], "// test")).toThrow(/E267.*"turn" is used both with and without a key/);
   });
 
   it("checks paths inside $if and snapshot entries against the upstream schema (E220)", () => {

@@ -69,15 +69,16 @@ export interface Generator {
     emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: Record<string, string | undefined>, header: string): string;
     exprCode(e: unknown, scope: Set<string>): string;
   };
+  emitVars: { emitVars(tables: TableIR[], header: string): string };
 }
 
 const load = (name: string): Promise<any> => import(/* @vite-ignore */ pathToFileURL(join(ROOT, "generator", `${name}.ts`)).href);
 
 export async function loadGenerator(): Promise<Generator> {
-  const [diagnostics, upstream, canonical, tables, pipeline, emitMapper] = await Promise.all(
-    ["diagnostics", "upstream", "canonical", "tables", "pipeline", "emit-mapper"].map(load),
+  const [diagnostics, upstream, canonical, tables, pipeline, emitMapper, emitVars] = await Promise.all(
+    ["diagnostics", "upstream", "canonical", "tables", "pipeline", "emit-mapper", "emit-vars"].map(load),
   );
-  return { diagnostics, upstream, canonical, tables, pipeline, emitMapper };
+  return { diagnostics, upstream, canonical, tables, pipeline, emitMapper, emitVars };
 }
 
 /** The repo's canonical model, DSL schema and helper names, plus an upstream opener that always opens `dir`. */

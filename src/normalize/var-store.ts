@@ -1,0 +1,70 @@
+import type { JsonView } from "./row-util.js";
+
+/**
+ * One keyed session variable (`set: [NAME, KEY…]`): its values by key, bounded. The key is what follows the name:
+ * one part is the Map key itself (a string as is, anything else as String(part), so 1 and "1" are one key, as when
+ * the parts were joined); several parts are joined with ":".
+ *
+ * Bound (per variable): values live in two generations: sets and reads go to the young one; when it holds VAR_LIMIT
+ * values it becomes the old one and the previous old one is dropped, except what was read or set since (moved to the
+ * young one when used). So the VAR_LIMIT most recently used keys of each variable always survive, at most
+ * 2 × VAR_LIMIT are held per variable, and nothing is re-inserted on every read (a Map's delete + set per read
+ * degrades near its size). The values dropped are counted (stats().held.variablesDropped).
+ */
+export const VAR_LIMIT = 4096;
+
+/** A key part as the Map key: strings as they are, anything else as its text. */
+export const keyOf = (k: unknown): string => (typeof k === "string" ? k : String(k));
+
+export class VarStore {
+  private young: Map<string, unknown> | undefined;
+  private old: Map<string, unknown> | undefined;
+  /** Values dropped by the bound (not used within the last VAR_LIMIT keys used). */
+  dropped = 0;
+
+  /** `name`: the variable's name (the first part of its key in the tables). */
+  constructor(readonly name: string) {}
+
+  private put(k: string, value: unknown): void {
+    const young = (this.young ??= new Map());
+    young.set(k, value);
+    if (young.size >= VAR_LIMIT) {
+      if (this.old) for (const key of this.old.keys()) if (!young.has(key)) this.dropped++;
+      this.old = young;
+      this.young = new Map();
+    }
+  }
+
+  /** The value at `key` (read as an open JSON value: rows narrow it with `$string`/`$number`, the validator checks it). */
+  get(key: unknown): JsonView {
+    const k = typeof key === "string" ? key : String(key);
+    const v = this.young?.get(k);
+    if (v !== undefined) return v as JsonView;
+    const o = this.old?.get(k);
+    // A value in use stays (e.g. the open turn of a session during a turn with thousands of parts).
+    if (o !== undefined) this.put(k, o);
+    return o as JsonView;
+  }
+
+  /** Set (null or undefined deletes). Returns the key as the Map holds it. */
+  set(key: unknown, value: unknown): string {
+    const k = typeof key === "string" ? key : String(key);
+    if (value === null || value === undefined) {
+      this.young?.delete(k);
+      this.old?.delete(k);
+    } else this.put(k, value);
+    return k;
+  }
+
+  has(key: unknown): boolean {
+    const k = keyOf(key);
+    return this.young?.has(k) === true || this.old?.has(k) === true;
+  }
+
+  /** Values held now. */
+  get size(): number {
+    let n = this.young?.size ?? 0;
+    if (this.old) for (const k of this.old.keys()) if (!this.young?.has(k)) n++;
+    return n;
+  }
+}
