@@ -211,7 +211,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1415
+    // mappings/acp.yaml:1421
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +221,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1448",
+          at: "mappings/acp.yaml:1454",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1451",
+          at: "mappings/acp.yaml:1457",
         },
       ],
-      at: "mappings/acp.yaml:1448",
+      at: "mappings/acp.yaml:1454",
     },
-    // mappings/acp.yaml:1536
+    // mappings/acp.yaml:1544
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +242,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1551",
+          at: "mappings/acp.yaml:1559",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1554",
+          at: "mappings/acp.yaml:1562",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1556",
+          at: "mappings/acp.yaml:1564",
         },
       ],
-      at: "mappings/acp.yaml:1551",
+      at: "mappings/acp.yaml:1559",
     },
-    // mappings/acp.yaml:1625
+    // mappings/acp.yaml:1633
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -268,18 +268,18 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: h_questions.optionSelections(a.payload?.questions, a.reply?.answers, "questionId", "selectedOptionIds") }) }),
-          at: "mappings/acp.yaml:1649",
+          at: "mappings/acp.yaml:1657",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1651",
+          at: "mappings/acp.yaml:1659",
         },
       ],
-      at: "mappings/acp.yaml:1649",
+      at: "mappings/acp.yaml:1657",
     },
-    // mappings/acp.yaml:1693
+    // mappings/acp.yaml:1703
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1713",
+          at: "mappings/acp.yaml:1723",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1715",
+          at: "mappings/acp.yaml:1725",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1717",
+          at: "mappings/acp.yaml:1727",
         },
       ],
-      at: "mappings/acp.yaml:1713",
+      at: "mappings/acp.yaml:1723",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
@@ -313,50 +313,50 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/claude-sdk.yaml:659",
     },
-    // mappings/claude-sdk.yaml:2090
+    // mappings/claude-sdk.yaml:2092
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2110",
+      at: "mappings/claude-sdk.yaml:2112",
     },
-    // mappings/claude-sdk.yaml:2212
+    // mappings/claude-sdk.yaml:2214
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2231",
+      at: "mappings/claude-sdk.yaml:2233",
     },
-    // mappings/claude-sdk.yaml:2268
+    // mappings/claude-sdk.yaml:2270
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2286",
+      at: "mappings/claude-sdk.yaml:2288",
     },
-    // mappings/claude-sdk.yaml:2405
+    // mappings/claude-sdk.yaml:2407
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2423",
+      at: "mappings/claude-sdk.yaml:2425",
     },
-    // mappings/claude-sdk.yaml:2430
+    // mappings/claude-sdk.yaml:2432
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2451",
+      at: "mappings/claude-sdk.yaml:2453",
     },
-    // mappings/claude-sdk.yaml:2458
+    // mappings/claude-sdk.yaml:2460
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2479",
+      at: "mappings/claude-sdk.yaml:2481",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {
@@ -612,28 +612,28 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/codex-eventmsg.yaml:2121",
     },
-    // mappings/opencode.yaml:970
+    // mappings/opencode.yaml:972
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:985",
+      at: "mappings/opencode.yaml:987",
     },
-    // mappings/opencode.yaml:994
+    // mappings/opencode.yaml:996
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1009",
+      at: "mappings/opencode.yaml:1011",
     },
-    // mappings/opencode.yaml:1015
+    // mappings/opencode.yaml:1017
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1029",
+      at: "mappings/opencode.yaml:1031",
     },
-    // mappings/opencode.yaml:1077
+    // mappings/opencode.yaml:1079
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -642,16 +642,16 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: h_questions.labelLists(a.payload?.questions, a.reply?.answers) }) }),
-          at: "mappings/opencode.yaml:1103",
+          at: "mappings/opencode.yaml:1105",
         },
         {
           decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1105",
+          at: "mappings/opencode.yaml:1107",
         },
       ],
-      at: "mappings/opencode.yaml:1103",
+      at: "mappings/opencode.yaml:1105",
     },
   },
 };

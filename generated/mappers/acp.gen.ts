@@ -35,7 +35,7 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 5c66edcfe5ed95792610849918e99cdb30ed91678fc4d5cd3bc3b7ab86f057cc
+// Mapping table mappings/acp.yaml: sha256 eed811152044d26c84d0cafebef10110dfa0fcae2f94b3f3ef2b7febf6b884fc
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
@@ -463,34 +463,40 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", {
-    itemType: "user_message",
-    status: "completed",
-    title: (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
-    detail: (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
-    data: m.params?.update,
-  });
+  {
+    const s_prompt = (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text));
+    cx.emit("item.completed", {
+      itemType: "user_message",
+      status: "completed",
+      title: s_prompt,
+      detail: s_prompt,
+      data: m.params?.update,
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:572 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:574 — notification session/update → item.started, item.completed */
 function r_user_message_chunk_history_marker(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", {
-    itemType: "user_message",
-    status: "completed",
-    title: ((map_historyMarker(m.params?.update?.content?.text) === "local-command-output" ? h_claude.claudeLocalCommandText(m.params?.update?.content?.text) : undefined) ?? str(m.params?.update?.content?.text)),
-    detail: ((map_historyMarker(m.params?.update?.content?.text) === "local-command-output" ? h_claude.claudeLocalCommandText(m.params?.update?.content?.text) : undefined) ?? str(m.params?.update?.content?.text)),
-    data: { update: m.params?.update, historyMarker: map_historyMarker(m.params?.update?.content?.text) },
-  });
+  {
+    const s_said = ((map_historyMarker(m.params?.update?.content?.text) === "local-command-output" ? h_claude.claudeLocalCommandText(m.params?.update?.content?.text) : undefined) ?? str(m.params?.update?.content?.text));
+    cx.emit("item.completed", {
+      itemType: "user_message",
+      status: "completed",
+      title: s_said,
+      detail: s_said,
+      data: { update: m.params?.update, historyMarker: map_historyMarker(m.params?.update?.content?.text) },
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:615 — notification session/update → turn.completed */
+/** mappings/acp.yaml:619 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -502,7 +508,7 @@ function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:646 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:650 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -513,17 +519,20 @@ function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, 
   cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", {
-    itemType: "user_message",
-    status: "completed",
-    title: (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
-    detail: (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
-    data: m.params?.update,
-  });
+  {
+    const s_prompt = (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text));
+    cx.emit("item.completed", {
+      itemType: "user_message",
+      status: "completed",
+      title: s_prompt,
+      detail: s_prompt,
+      data: m.params?.update,
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:697 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:703 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -540,7 +549,7 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:733 — notification session/update → turn.diff.updated, item.started */
+/** mappings/acp.yaml:739 — notification session/update → turn.diff.updated, item.started */
 function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -571,7 +580,7 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
   return true;
 }
 
-/** mappings/acp.yaml:793 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:799 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -627,7 +636,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:876 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:882 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -677,7 +686,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   return true;
 }
 
-/** mappings/acp.yaml:948 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:954 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
@@ -715,7 +724,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1065 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:1071 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -747,7 +756,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:1104 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:1110 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -778,7 +787,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1151 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:1157 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -789,7 +798,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:1167 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1173 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -801,7 +810,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1190 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1196 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -815,7 +824,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1219 — notification session/update → session.configured */
+/** mappings/acp.yaml:1225 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -825,7 +834,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1234 — notification session/update → session.configured */
+/** mappings/acp.yaml:1240 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -836,7 +845,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1250 — notification session/update → session.configured */
+/** mappings/acp.yaml:1256 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -846,7 +855,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1265 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1271 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -857,7 +866,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1281 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1287 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -866,7 +875,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1300 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1306 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -875,7 +884,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1319 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1325 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -890,7 +899,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1345 — notification session/update → item.completed */
+/** mappings/acp.yaml:1351 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -905,7 +914,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1366 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1372 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -924,7 +933,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1391 — notification session/update → content.delta */
+/** mappings/acp.yaml:1397 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -937,7 +946,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1415 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1421 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -968,7 +977,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1468 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1474 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
@@ -976,21 +985,22 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, cx.request?.params?.toolCall?.toolCallId);
   cx.ref(ID_request_close, m.id);
+  const s_decided = map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))));
   cx.setVarAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`))))),
+    decision: s_decided,
     resolution: m.result,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? cx.varAt(`tool-type:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) ?? "dynamic_tool_call"),
     status: "declined",
-    detail: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`))))),
+    detail: s_decided,
   });
   return true;
 }
 
-/** mappings/acp.yaml:1507 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1515 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1004,7 +1014,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1536 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1544 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -1012,7 +1022,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1564 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1572 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -1025,7 +1035,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1589 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1597 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -1038,7 +1048,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1625 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1633 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1055,26 +1065,24 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1660 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1668 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_item_use_5, cx.request?.params?.toolCallId);
   cx.ref(ID_request_close, m.id);
+  const s_chosen = h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds");
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_elicitationDecision(m.result?.outcome?.outcome),
-    answers: h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds"),
+    answers: s_chosen,
     resolution: m.result,
   });
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
-    answers: h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds"),
-    data: m.result?.outcome,
-  });
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: s_chosen, data: m.result?.outcome });
   return true;
 }
 
-/** mappings/acp.yaml:1693 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1703 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1093,7 +1101,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1725 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1735 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1107,7 +1115,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1747 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1757 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1118,7 +1126,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1769 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1779 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1139,7 +1147,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1801 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1811 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1157,7 +1165,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1830 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1840 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1178,14 +1186,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1859 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:1869 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:1872 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:1882 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1199,7 +1207,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:1886 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:1896 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1209,7 +1217,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:1903 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1913 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1220,7 +1228,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1927 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1937 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1229,7 +1237,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1953 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1963 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1238,7 +1246,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1968 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1978 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1247,7 +1255,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1981 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1991 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1257,7 +1265,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1997 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2007 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1266,7 +1274,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2010 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2020 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1276,7 +1284,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2026 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2036 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1285,7 +1293,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2041 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2051 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1297,7 +1305,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2069 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2079 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1323,19 +1331,19 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:2113 — clientRequest session/load */
+/** mappings/acp.yaml:2123 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:2128 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2138 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2141 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2151 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1346,7 +1354,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2160 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2170 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1354,7 +1362,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2179 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2189 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1372,7 +1380,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2204 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2214 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1386,7 +1394,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2223 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2233 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1394,13 +1402,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2245 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2255 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2258 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2268 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1421,7 +1429,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2299 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2309 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1441,7 +1449,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2331 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2341 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1449,14 +1457,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2350 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2360 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2365 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2375 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1482,7 +1490,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2419 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2429 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1495,7 +1503,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2454 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2464 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1503,7 +1511,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2472 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2482 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1514,7 +1522,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2490 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2500 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1525,7 +1533,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2508 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2518 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1535,7 +1543,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2525 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2535 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1547,7 +1555,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2553 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2563 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1557,14 +1565,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2606 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2616 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2622 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2632 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1580,78 +1588,78 @@ const ROW_agent_thought_chunk: Row = { rule: "acp#agent-thought-chunk", line: 42
 const ROW_agent_content_chunk_other: Row = { rule: "acp#agent-content-chunk-other", line: 457, run: r_agent_content_chunk_other };
 const ROW_user_message_chunk_replayed_closes_turn: Row = { rule: "acp#user-message-chunk-replayed-closes-turn", line: 487, run: r_user_message_chunk_replayed_closes_turn };
 const ROW_user_message_chunk_replayed_opens_turn: Row = { rule: "acp#user-message-chunk-replayed-opens-turn", line: 527, run: r_user_message_chunk_replayed_opens_turn };
-const ROW_user_message_chunk_history_marker: Row = { rule: "acp#user-message-chunk-history-marker", line: 572, run: r_user_message_chunk_history_marker };
-const ROW_user_message_chunk_replayed_ends_turn: Row = { rule: "acp#user-message-chunk-replayed-ends-turn", line: 615, run: r_user_message_chunk_replayed_ends_turn };
-const ROW_user_message_chunk_replayed_starts_turn: Row = { rule: "acp#user-message-chunk-replayed-starts-turn", line: 646, run: r_user_message_chunk_replayed_starts_turn };
-const ROW_user_message_chunk: Row = { rule: "acp#user-message-chunk", line: 697, run: r_user_message_chunk };
-const ROW_tool_call_replayed_finished: Row = { rule: "acp#tool-call-replayed-finished", line: 733, run: r_tool_call_replayed_finished };
-const ROW_tool_call_finished: Row = { rule: "acp#tool-call-finished", line: 793, run: r_tool_call_finished };
-const ROW_tool_call: Row = { rule: "acp#tool-call", line: 876, run: r_tool_call };
-const ROW_tool_call_update_completed: Row = { rule: "acp#tool-call-update-completed", line: 948, run: r_tool_call_update_completed };
-const ROW_tool_call_update_failed: Row = { rule: "acp#tool-call-update-failed", line: 1065, run: r_tool_call_update_failed };
-const ROW_tool_call_update: Row = { rule: "acp#tool-call-update", line: 1104, run: r_tool_call_update };
-const ROW_plan: Row = { rule: "acp#plan", line: 1151, run: r_plan };
-const ROW_usage_update: Row = { rule: "acp#usage-update", line: 1167, run: r_usage_update };
-const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1190, run: r_available_commands_update_ends_replay };
-const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1219, run: r_available_commands_update };
-const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1234, run: r_current_mode_update };
-const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1250, run: r_config_option_update };
-const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1265, run: r_session_info_update };
-const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1281, run: r_notice_error };
-const ROW_notice: Row = { rule: "acp#notice", line: 1300, run: r_notice };
-const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1319, run: r_compaction_completed };
-const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1345, run: r_compaction_ended };
-const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1366, run: r_compaction_update };
-const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1391, run: r_compaction_summary_chunk };
-const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1415, run: r_request_permission };
-const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1468, run: r_request_permission_refused };
-const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1507, run: r_request_permission_response };
-const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1536, run: r_elicitation_request };
-const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1564, run: r_elicitation_response };
-const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1589, run: r_agent_request_failed };
-const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1625, run: r_cursor_ask_question };
-const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1660, run: r_cursor_ask_question_answer };
-const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1693, run: r_cursor_create_plan };
-const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1725, run: r_cursor_create_plan_answer };
-const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1747, run: r_cursor_update_todos };
-const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1769, run: r_cursor_task_completed };
-const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1801, run: r_cursor_task };
-const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1830, run: r_cursor_generate_image };
-const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1859, run: r_qwen_prompt_suggestion };
-const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1872, run: r_qwen_mode_update };
-const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1886, run: r_qwen_model_update };
-const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1903, run: r_qwen_drain_queue_answer_items };
-const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 1927, run: r_qwen_drain_queue_answer };
-const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 1953, run: r_extension_notification };
-const ROW_extension_request: Row = { rule: "acp#extension-request", line: 1968, run: r_extension_request };
-const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 1981, run: r_extension_request_answer };
-const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 1997, run: r_client_extension_request };
-const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2010, run: r_client_extension_answer };
-const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2026, run: r_client_extension_notification };
-const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2041, run: r_prompt_ends_replayed_turn };
-const ROW_prompt: Row = { rule: "acp#prompt", line: 2069, run: r_prompt };
-const ROW_load: Row = { rule: "acp#load", line: 2113, run: r_load };
-const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2128, run: r_auth_status_update };
-const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2141, run: r_tool_call_cancel };
-const ROW_cancel: Row = { rule: "acp#cancel", line: 2160, run: r_cancel };
-const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2179, run: r_initialize_response_v2 };
-const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2204, run: r_initialize_response };
-const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2223, run: r_authenticate_failed };
-const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2245, run: r_authenticate_response };
-const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2258, run: r_session_new_response };
-const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2299, run: r_session_fork_response };
-const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2331, run: r_session_set_title_response };
-const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2350, run: r_auth_status_response };
-const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2365, run: r_session_load_response };
-const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2419, run: r_session_load_failed };
-const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2454, run: r_session_close_response };
-const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2472, run: r_set_mode_response };
-const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2490, run: r_set_model_response };
-const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2508, run: r_set_config_option_response };
-const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2525, run: r_prompt_failed };
-const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2553, run: r_prompt_response };
-const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2606, run: r_client_request_unsupported };
-const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2622, run: r_client_request_failed };
+const ROW_user_message_chunk_history_marker: Row = { rule: "acp#user-message-chunk-history-marker", line: 574, run: r_user_message_chunk_history_marker };
+const ROW_user_message_chunk_replayed_ends_turn: Row = { rule: "acp#user-message-chunk-replayed-ends-turn", line: 619, run: r_user_message_chunk_replayed_ends_turn };
+const ROW_user_message_chunk_replayed_starts_turn: Row = { rule: "acp#user-message-chunk-replayed-starts-turn", line: 650, run: r_user_message_chunk_replayed_starts_turn };
+const ROW_user_message_chunk: Row = { rule: "acp#user-message-chunk", line: 703, run: r_user_message_chunk };
+const ROW_tool_call_replayed_finished: Row = { rule: "acp#tool-call-replayed-finished", line: 739, run: r_tool_call_replayed_finished };
+const ROW_tool_call_finished: Row = { rule: "acp#tool-call-finished", line: 799, run: r_tool_call_finished };
+const ROW_tool_call: Row = { rule: "acp#tool-call", line: 882, run: r_tool_call };
+const ROW_tool_call_update_completed: Row = { rule: "acp#tool-call-update-completed", line: 954, run: r_tool_call_update_completed };
+const ROW_tool_call_update_failed: Row = { rule: "acp#tool-call-update-failed", line: 1071, run: r_tool_call_update_failed };
+const ROW_tool_call_update: Row = { rule: "acp#tool-call-update", line: 1110, run: r_tool_call_update };
+const ROW_plan: Row = { rule: "acp#plan", line: 1157, run: r_plan };
+const ROW_usage_update: Row = { rule: "acp#usage-update", line: 1173, run: r_usage_update };
+const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1196, run: r_available_commands_update_ends_replay };
+const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1225, run: r_available_commands_update };
+const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1240, run: r_current_mode_update };
+const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1256, run: r_config_option_update };
+const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1271, run: r_session_info_update };
+const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1287, run: r_notice_error };
+const ROW_notice: Row = { rule: "acp#notice", line: 1306, run: r_notice };
+const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1325, run: r_compaction_completed };
+const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1351, run: r_compaction_ended };
+const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1372, run: r_compaction_update };
+const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1397, run: r_compaction_summary_chunk };
+const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1421, run: r_request_permission };
+const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1474, run: r_request_permission_refused };
+const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1515, run: r_request_permission_response };
+const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1544, run: r_elicitation_request };
+const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1572, run: r_elicitation_response };
+const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1597, run: r_agent_request_failed };
+const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1633, run: r_cursor_ask_question };
+const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1668, run: r_cursor_ask_question_answer };
+const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1703, run: r_cursor_create_plan };
+const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1735, run: r_cursor_create_plan_answer };
+const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1757, run: r_cursor_update_todos };
+const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1779, run: r_cursor_task_completed };
+const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1811, run: r_cursor_task };
+const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1840, run: r_cursor_generate_image };
+const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1869, run: r_qwen_prompt_suggestion };
+const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1882, run: r_qwen_mode_update };
+const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1896, run: r_qwen_model_update };
+const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1913, run: r_qwen_drain_queue_answer_items };
+const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 1937, run: r_qwen_drain_queue_answer };
+const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 1963, run: r_extension_notification };
+const ROW_extension_request: Row = { rule: "acp#extension-request", line: 1978, run: r_extension_request };
+const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 1991, run: r_extension_request_answer };
+const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2007, run: r_client_extension_request };
+const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2020, run: r_client_extension_answer };
+const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2036, run: r_client_extension_notification };
+const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2051, run: r_prompt_ends_replayed_turn };
+const ROW_prompt: Row = { rule: "acp#prompt", line: 2079, run: r_prompt };
+const ROW_load: Row = { rule: "acp#load", line: 2123, run: r_load };
+const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2138, run: r_auth_status_update };
+const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2151, run: r_tool_call_cancel };
+const ROW_cancel: Row = { rule: "acp#cancel", line: 2170, run: r_cancel };
+const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2189, run: r_initialize_response_v2 };
+const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2214, run: r_initialize_response };
+const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2233, run: r_authenticate_failed };
+const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2255, run: r_authenticate_response };
+const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2268, run: r_session_new_response };
+const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2309, run: r_session_fork_response };
+const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2341, run: r_session_set_title_response };
+const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2360, run: r_auth_status_response };
+const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2375, run: r_session_load_response };
+const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2429, run: r_session_load_failed };
+const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2464, run: r_session_close_response };
+const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2482, run: r_set_mode_response };
+const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2500, run: r_set_model_response };
+const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2518, run: r_set_config_option_response };
+const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2535, run: r_prompt_failed };
+const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2563, run: r_prompt_response };
+const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2616, run: r_client_request_unsupported };
+const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2632, run: r_client_request_failed };
 const PICK_NOTIFICATION_SESSION_UPDATE_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_2: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_thought_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_3: readonly Row[] = [ROW_user_message_chunk_replayed_closes_turn, ROW_user_message_chunk_replayed_opens_turn, ROW_user_message_chunk_history_marker, ROW_user_message_chunk_replayed_ends_turn, ROW_user_message_chunk_replayed_starts_turn, ROW_user_message_chunk];
@@ -1841,23 +1849,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2640)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2643)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2646)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2649)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2652)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2655)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2658)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2661)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2664)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2668)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2671)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2674)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2677)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2680)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2683)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2686)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2689)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2692)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2650)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2653)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2656)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2659)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2662)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2665)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2668)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2671)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2674)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2678)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2681)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2684)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2687)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2690)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2693)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2696)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2699)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2702)",
   },
 };

@@ -18,7 +18,7 @@
 //   62ad689c2cb6379913c1d72749cfd8de5089d35760214123518eb92eef11acc9  schemas/upstream/codex-app-server/0.171.0/v1/InitializeResponse.json
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
-// Mapping table mappings/codex-app-server.yaml: sha256 b9719049e6c5117668f3151064f52b48f97a315b7dd80e5fb3a8d295b880fed3
+// Mapping table mappings/codex-app-server.yaml: sha256 4b189794eb5d522a111e7ae595de6a5d906b4cd257340bfd26e3a2535ef630d4
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
@@ -906,20 +906,18 @@ function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowCon
   cx.ref(ID_turn_use_4, cx.request?.params?.turnId);
   cx.ref(ID_item_use_5, cx.request?.params?.itemId);
   cx.ref(ID_request_close_2, m.id);
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
-    answers: h_questions.answersFromWrapped(m.result?.answers, "answers"),
-    data: m.result?.answers,
-  });
+  const s_answered = h_questions.answersFromWrapped(m.result?.answers, "answers");
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: s_answered, data: m.result?.answers });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
-    decision: h_questions.answeredOrCancelled(h_questions.answersFromWrapped(m.result?.answers, "answers")),
-    answers: h_questions.answersFromWrapped(m.result?.answers, "answers"),
+    decision: (s_answered != null ? "answered" : "cancelled"),
+    answers: s_answered,
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1364 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1366 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -933,7 +931,7 @@ function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1385 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1387 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -944,7 +942,7 @@ function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1406 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1408 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -958,7 +956,7 @@ function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1432 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1434 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -970,7 +968,7 @@ function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1453 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1455 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -978,7 +976,7 @@ function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1471 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1473 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -992,7 +990,7 @@ function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1492 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1494 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -1006,7 +1004,7 @@ function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1514 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1516 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.oauth.completed", {
@@ -1017,20 +1015,20 @@ function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1527 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1529 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: View<Member<Notification, "method", "mcpServer/startupStatus/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.status.updated", { status: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1539 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1541 — notification account/updated → account.updated */
 function r_account_updated(m: View<Member<Notification, "method", "account/updated">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1551 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1553 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", "account/gatewayOAuth/changed">>, cx: RowContext): boolean {
   cx.emit("auth.status", {
     isAuthenticating: map_gatewayOAuthAuthenticating(m.params?.status),
@@ -1039,19 +1037,19 @@ function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1567 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1569 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: View<Member<Notification, "method", "account/rateLimits/updated">>, cx: RowContext): boolean {
   cx.emit("account.rate-limits.updated", { rateLimits: m.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1579 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1581 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: View<Member<Notification, "method", "account/login/completed">>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false, error: text(m.params?.error, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1595 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1597 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: View<Member<Notification, "method", "modelProvider/authRecoveryStarted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1059,7 +1057,7 @@ function r_model_provider_auth_recovery_started(m: View<Member<Notification, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1609 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1611 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "method", "modelProvider/authRecoveryCompleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1067,7 +1065,7 @@ function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1624 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1626 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1075,7 +1073,7 @@ function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1640 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1642 — notification model/verification → runtime.warning */
 function r_model_verification(m: View<Member<Notification, "method", "model/verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1086,7 +1084,7 @@ function r_model_verification(m: View<Member<Notification, "method", "model/veri
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1655 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1657 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: View<Member<Notification, "method", "model/safetyBuffering/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1097,27 +1095,27 @@ function r_model_safety_buffering_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1673 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1675 — notification warning → runtime.warning */
 function r_warning(m: View<Member<Notification, "method", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1684 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1686 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message, detail: { source: "guardian" } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1696 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1698 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<Notification, "method", "deprecationNotice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.params?.summary, details: text(m.params?.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1709 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1711 — notification configWarning → config.warning */
 function r_config_warning(m: View<Member<Notification, "method", "configWarning">>, cx: RowContext): boolean {
   cx.emit("config.warning", {
     summary: m.params?.summary,
@@ -1128,13 +1126,13 @@ function r_config_warning(m: View<Member<Notification, "method", "configWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1729 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1731 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: View<Member<Notification, "method", "app/list/updated">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: m.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1742 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1744 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: View<Member<Notification, "method", "windows/worldWritableWarning">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "world-writable directories cannot be protected by the Windows sandbox",
@@ -1143,7 +1141,7 @@ function r_windows_world_writable_warning(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1755 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1757 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === true)) return false;
   cx.emit("session.state.changed", { state: "ready", reason: "windows-sandbox-setup", detail: m.params?.mode });
@@ -1151,7 +1149,7 @@ function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1776 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1778 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === false)) return false;
   cx.emit("session.state.changed", {
@@ -1163,63 +1161,63 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1798 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1800 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.params?.realtimeSessionId, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1809 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1811 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: View<Member<Notification, "method", "thread/realtime/itemAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1821 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1823 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: View<Member<Notification, "method", "thread/realtime/item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1832 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1834 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: View<Member<Notification, "method", "thread/realtime/transcript/done">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: m.params?.role, text: m.params?.text } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1843 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1845 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: View<Member<Notification, "method", "thread/realtime/outputAudio/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.audio.delta", { audio: m.params?.audio });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1854 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1856 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/realtime/error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.error", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1865 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1867 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.closed", { reason: text(m.params?.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1878 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1880 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1896 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1898 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.started", { message: m.result?.userAgent });
@@ -1227,7 +1225,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1918 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1920 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.replay({ method: "thread/started", params: { thread: m.result?.thread } });
@@ -1300,42 +1298,42 @@ const ROW_server_request_error_response: Row = { rule: "codex-app-server#server-
 const ROW_command_approval_response: Row = { rule: "codex-app-server#command-approval-response", line: 1282, run: r_command_approval_response };
 const ROW_file_change_approval_response: Row = { rule: "codex-app-server#file-change-approval-response", line: 1308, run: r_file_change_approval_response };
 const ROW_tool_request_user_input_response: Row = { rule: "codex-app-server#tool-request-user-input-response", line: 1330, run: r_tool_request_user_input_response };
-const ROW_mcp_elicitation_response: Row = { rule: "codex-app-server#mcp-elicitation-response", line: 1364, run: r_mcp_elicitation_response };
-const ROW_permissions_approval_response: Row = { rule: "codex-app-server#permissions-approval-response", line: 1385, run: r_permissions_approval_response };
-const ROW_dynamic_tool_call_response: Row = { rule: "codex-app-server#dynamic-tool-call-response", line: 1406, run: r_dynamic_tool_call_response };
-const ROW_auth_tokens_refresh_response: Row = { rule: "codex-app-server#auth-tokens-refresh-response", line: 1432, run: r_auth_tokens_refresh_response };
-const ROW_attestation_generate_response: Row = { rule: "codex-app-server#attestation-generate-response", line: 1453, run: r_attestation_generate_response };
-const ROW_apply_patch_approval_response: Row = { rule: "codex-app-server#apply-patch-approval-response", line: 1471, run: r_apply_patch_approval_response };
-const ROW_exec_command_approval_response: Row = { rule: "codex-app-server#exec-command-approval-response", line: 1492, run: r_exec_command_approval_response };
-const ROW_mcp_oauth_login_completed: Row = { rule: "codex-app-server#mcp-oauth-login-completed", line: 1514, run: r_mcp_oauth_login_completed };
-const ROW_mcp_startup_status_updated: Row = { rule: "codex-app-server#mcp-startup-status-updated", line: 1527, run: r_mcp_startup_status_updated };
-const ROW_account_updated: Row = { rule: "codex-app-server#account-updated", line: 1539, run: r_account_updated };
-const ROW_account_gateway_oauth_changed: Row = { rule: "codex-app-server#account-gateway-oauth-changed", line: 1551, run: r_account_gateway_oauth_changed };
-const ROW_account_rate_limits_updated: Row = { rule: "codex-app-server#account-rate-limits-updated", line: 1567, run: r_account_rate_limits_updated };
-const ROW_account_login_completed: Row = { rule: "codex-app-server#account-login-completed", line: 1579, run: r_account_login_completed };
-const ROW_model_provider_auth_recovery_started: Row = { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1595, run: r_model_provider_auth_recovery_started };
-const ROW_model_provider_auth_recovery_completed: Row = { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1609, run: r_model_provider_auth_recovery_completed };
-const ROW_model_rerouted: Row = { rule: "codex-app-server#model-rerouted", line: 1624, run: r_model_rerouted };
-const ROW_model_verification: Row = { rule: "codex-app-server#model-verification", line: 1640, run: r_model_verification };
-const ROW_model_safety_buffering_updated: Row = { rule: "codex-app-server#model-safety-buffering-updated", line: 1655, run: r_model_safety_buffering_updated };
-const ROW_warning: Row = { rule: "codex-app-server#warning", line: 1673, run: r_warning };
-const ROW_guardian_warning: Row = { rule: "codex-app-server#guardian-warning", line: 1684, run: r_guardian_warning };
-const ROW_deprecation_notice: Row = { rule: "codex-app-server#deprecation-notice", line: 1696, run: r_deprecation_notice };
-const ROW_config_warning: Row = { rule: "codex-app-server#config-warning", line: 1709, run: r_config_warning };
-const ROW_app_list_updated: Row = { rule: "codex-app-server#app-list-updated", line: 1729, run: r_app_list_updated };
-const ROW_windows_world_writable_warning: Row = { rule: "codex-app-server#windows-world-writable-warning", line: 1742, run: r_windows_world_writable_warning };
-const ROW_windows_sandbox_setup_succeeded: Row = { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1755, run: r_windows_sandbox_setup_succeeded };
-const ROW_windows_sandbox_setup_failed: Row = { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1776, run: r_windows_sandbox_setup_failed };
-const ROW_thread_realtime_started: Row = { rule: "codex-app-server#thread-realtime-started", line: 1798, run: r_thread_realtime_started };
-const ROW_thread_realtime_item_added: Row = { rule: "codex-app-server#thread-realtime-item-added", line: 1809, run: r_thread_realtime_item_added };
-const ROW_thread_realtime_item_completed: Row = { rule: "codex-app-server#thread-realtime-item-completed", line: 1821, run: r_thread_realtime_item_completed };
-const ROW_thread_realtime_transcript_done: Row = { rule: "codex-app-server#thread-realtime-transcript-done", line: 1832, run: r_thread_realtime_transcript_done };
-const ROW_thread_realtime_output_audio_delta: Row = { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1843, run: r_thread_realtime_output_audio_delta };
-const ROW_thread_realtime_error: Row = { rule: "codex-app-server#thread-realtime-error", line: 1854, run: r_thread_realtime_error };
-const ROW_thread_realtime_closed: Row = { rule: "codex-app-server#thread-realtime-closed", line: 1865, run: r_thread_realtime_closed };
-const ROW_client_request_failed: Row = { rule: "codex-app-server#client-request-failed", line: 1878, run: r_client_request_failed };
-const ROW_initialize_response: Row = { rule: "codex-app-server#initialize-response", line: 1896, run: r_initialize_response };
-const ROW_thread_history_replay: Row = { rule: "codex-app-server#thread-history-replay", line: 1918, run: r_thread_history_replay };
+const ROW_mcp_elicitation_response: Row = { rule: "codex-app-server#mcp-elicitation-response", line: 1366, run: r_mcp_elicitation_response };
+const ROW_permissions_approval_response: Row = { rule: "codex-app-server#permissions-approval-response", line: 1387, run: r_permissions_approval_response };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-app-server#dynamic-tool-call-response", line: 1408, run: r_dynamic_tool_call_response };
+const ROW_auth_tokens_refresh_response: Row = { rule: "codex-app-server#auth-tokens-refresh-response", line: 1434, run: r_auth_tokens_refresh_response };
+const ROW_attestation_generate_response: Row = { rule: "codex-app-server#attestation-generate-response", line: 1455, run: r_attestation_generate_response };
+const ROW_apply_patch_approval_response: Row = { rule: "codex-app-server#apply-patch-approval-response", line: 1473, run: r_apply_patch_approval_response };
+const ROW_exec_command_approval_response: Row = { rule: "codex-app-server#exec-command-approval-response", line: 1494, run: r_exec_command_approval_response };
+const ROW_mcp_oauth_login_completed: Row = { rule: "codex-app-server#mcp-oauth-login-completed", line: 1516, run: r_mcp_oauth_login_completed };
+const ROW_mcp_startup_status_updated: Row = { rule: "codex-app-server#mcp-startup-status-updated", line: 1529, run: r_mcp_startup_status_updated };
+const ROW_account_updated: Row = { rule: "codex-app-server#account-updated", line: 1541, run: r_account_updated };
+const ROW_account_gateway_oauth_changed: Row = { rule: "codex-app-server#account-gateway-oauth-changed", line: 1553, run: r_account_gateway_oauth_changed };
+const ROW_account_rate_limits_updated: Row = { rule: "codex-app-server#account-rate-limits-updated", line: 1569, run: r_account_rate_limits_updated };
+const ROW_account_login_completed: Row = { rule: "codex-app-server#account-login-completed", line: 1581, run: r_account_login_completed };
+const ROW_model_provider_auth_recovery_started: Row = { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1597, run: r_model_provider_auth_recovery_started };
+const ROW_model_provider_auth_recovery_completed: Row = { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1611, run: r_model_provider_auth_recovery_completed };
+const ROW_model_rerouted: Row = { rule: "codex-app-server#model-rerouted", line: 1626, run: r_model_rerouted };
+const ROW_model_verification: Row = { rule: "codex-app-server#model-verification", line: 1642, run: r_model_verification };
+const ROW_model_safety_buffering_updated: Row = { rule: "codex-app-server#model-safety-buffering-updated", line: 1657, run: r_model_safety_buffering_updated };
+const ROW_warning: Row = { rule: "codex-app-server#warning", line: 1675, run: r_warning };
+const ROW_guardian_warning: Row = { rule: "codex-app-server#guardian-warning", line: 1686, run: r_guardian_warning };
+const ROW_deprecation_notice: Row = { rule: "codex-app-server#deprecation-notice", line: 1698, run: r_deprecation_notice };
+const ROW_config_warning: Row = { rule: "codex-app-server#config-warning", line: 1711, run: r_config_warning };
+const ROW_app_list_updated: Row = { rule: "codex-app-server#app-list-updated", line: 1731, run: r_app_list_updated };
+const ROW_windows_world_writable_warning: Row = { rule: "codex-app-server#windows-world-writable-warning", line: 1744, run: r_windows_world_writable_warning };
+const ROW_windows_sandbox_setup_succeeded: Row = { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1757, run: r_windows_sandbox_setup_succeeded };
+const ROW_windows_sandbox_setup_failed: Row = { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1778, run: r_windows_sandbox_setup_failed };
+const ROW_thread_realtime_started: Row = { rule: "codex-app-server#thread-realtime-started", line: 1800, run: r_thread_realtime_started };
+const ROW_thread_realtime_item_added: Row = { rule: "codex-app-server#thread-realtime-item-added", line: 1811, run: r_thread_realtime_item_added };
+const ROW_thread_realtime_item_completed: Row = { rule: "codex-app-server#thread-realtime-item-completed", line: 1823, run: r_thread_realtime_item_completed };
+const ROW_thread_realtime_transcript_done: Row = { rule: "codex-app-server#thread-realtime-transcript-done", line: 1834, run: r_thread_realtime_transcript_done };
+const ROW_thread_realtime_output_audio_delta: Row = { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1845, run: r_thread_realtime_output_audio_delta };
+const ROW_thread_realtime_error: Row = { rule: "codex-app-server#thread-realtime-error", line: 1856, run: r_thread_realtime_error };
+const ROW_thread_realtime_closed: Row = { rule: "codex-app-server#thread-realtime-closed", line: 1867, run: r_thread_realtime_closed };
+const ROW_client_request_failed: Row = { rule: "codex-app-server#client-request-failed", line: 1880, run: r_client_request_failed };
+const ROW_initialize_response: Row = { rule: "codex-app-server#initialize-response", line: 1898, run: r_initialize_response };
+const ROW_thread_history_replay: Row = { rule: "codex-app-server#thread-history-replay", line: 1920, run: r_thread_history_replay };
 const PICK_NOTIFICATION_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_NOTIFICATION_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_NOTIFICATION_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_plan, ROW_item_completed];
@@ -1631,34 +1629,34 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1974)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1977)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1980)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1983)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1986)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1989)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1992)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1995)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1998)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:2001)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:2004)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:2007)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:2010)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:2013)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:2016)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2019)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2022)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2030)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2033)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2049)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2066)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2077)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2102)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2115)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2124)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2143)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2151)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2167)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2172)",
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1976)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1979)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1982)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1985)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1988)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1991)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1994)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1997)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:2000)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:2003)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:2006)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:2009)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:2012)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:2015)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:2018)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2021)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2024)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2032)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2035)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2051)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2068)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2079)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2104)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2117)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2126)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2145)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2153)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2169)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2174)",
   },
 };

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-// Mapping table mappings/opencode.yaml: sha256 57c7c66497d6cb7aae9670fc99057af491aecf832f4d298a614d6b4e4a5965c4
+// Mapping table mappings/opencode.yaml: sha256 71ebe3a44f625d57354fd79f76c63d98eddf38559ea682f1bb915342f862ae3c
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
@@ -321,17 +321,15 @@ function r_session_compacted(m: View<Member<EventMessage, "type", "session.compa
 
 /** mappings/opencode.yaml:421 — event session.diff → turn.diff.updated */
 function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
-  let v1: any = UNSET;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
+  const s_turnDiff = h_opencode.opencodeTurnDiff(m.properties?.diff, cx.varAt(`baseline:${m.properties?.sessionID}`));
   cx.setVarAt(`diff:${m.properties?.sessionID}`, m.properties?.diff);
-  if (h_opencode.opencodeTurnDiff(m.properties?.diff, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`baseline:${m.properties?.sessionID}`)))) != null) cx.emit("turn.diff.updated", {
-    unifiedDiff: (h_opencode.opencodeTurnDiff(m.properties?.diff, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`baseline:${m.properties?.sessionID}`)))) ?? ""),
-  });
+  if (s_turnDiff != null) cx.emit("turn.diff.updated", { unifiedDiff: (s_turnDiff ?? "") });
   return true;
 }
 
-/** mappings/opencode.yaml:486 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:488 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -341,18 +339,18 @@ function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:502 — event message.part.updated */
+/** mappings/opencode.yaml:504 — event message.part.updated */
 function r_text_part_waits_for_role(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   return cx.hold(["role", m.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:518 — event message.part.delta */
+/** mappings/opencode.yaml:520 — event message.part.delta */
 function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   return cx.hold(["part", m.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:526 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:528 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && cx.varAt(`role:${m.properties?.part?.messageID}`) === "user")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -374,7 +372,7 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:549 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:551 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -396,7 +394,7 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:582 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:584 — event message.part.updated → item.started */
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -409,7 +407,7 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:615 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:617 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -428,7 +426,7 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:637 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:639 — event message.part.updated → item.started */
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -441,7 +439,7 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:655 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:657 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.properties?.field === "text" && ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`part:${m.properties?.partID}`))) === "assistant_text" || (v1 !== UNSET ? v1 : (v1 = cx.varAt(`part:${m.properties?.partID}`))) === "reasoning_text"))) return false;
@@ -456,7 +454,7 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
   return true;
 }
 
-/** mappings/opencode.yaml:688 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:690 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -513,7 +511,7 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:723 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:725 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -549,7 +547,7 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:749 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:751 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -596,7 +594,7 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:783 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:785 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -643,7 +641,7 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:811 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:813 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -689,7 +687,7 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:846 — event message.part.updated */
+/** mappings/opencode.yaml:848 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -697,7 +695,7 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:857 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:859 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -716,7 +714,7 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
   return true;
 }
 
-/** mappings/opencode.yaml:875 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:877 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -727,7 +725,7 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:891 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:893 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -739,7 +737,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:907 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:909 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -758,7 +756,7 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:930 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:932 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -778,7 +776,7 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:958 — event message.part.updated */
+/** mappings/opencode.yaml:960 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -786,7 +784,7 @@ function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.upda
   return true;
 }
 
-/** mappings/opencode.yaml:970 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:972 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -801,7 +799,7 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
   return true;
 }
 
-/** mappings/opencode.yaml:994 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:996 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -816,7 +814,7 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1015 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:1017 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -830,7 +828,7 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
   return true;
 }
 
-/** mappings/opencode.yaml:1036 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:1038 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -843,7 +841,7 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
   return true;
 }
 
-/** mappings/opencode.yaml:1059 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:1061 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -856,7 +854,7 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1077 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:1079 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -873,25 +871,23 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1113 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1115 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.ref(ID_request_close_2, m.properties?.requestID);
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
-    answers: h_questions.answersFromLists(m.properties?.answers),
-    data: m.properties?.answers,
-  });
+  const s_replied = h_questions.answersFromLists(m.properties?.answers);
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: s_replied, data: m.properties?.answers });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_decision("answered"),
-    answers: h_questions.answersFromLists(m.properties?.answers),
+    answers: s_replied,
     resolution: m.properties,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:1137 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1141 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -919,35 +915,35 @@ const ROW_session_error_aborted: Row = { rule: "opencode#session-error-aborted",
 const ROW_session_error: Row = { rule: "opencode#session-error", line: 387, run: r_session_error };
 const ROW_session_compacted: Row = { rule: "opencode#session-compacted", line: 409, run: r_session_compacted };
 const ROW_session_diff: Row = { rule: "opencode#session-diff", line: 421, run: r_session_diff };
-const ROW_todo_updated: Row = { rule: "opencode#todo-updated", line: 486, run: r_todo_updated };
-const ROW_text_part_waits_for_role: Row = { rule: "opencode#text-part-waits-for-role", line: 502, run: r_text_part_waits_for_role };
-const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 518, run: r_delta_waits_for_part };
-const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 526, run: r_user_text_part };
-const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 549, run: r_text_part_done };
-const ROW_text_part: Row = { rule: "opencode#text-part", line: 582, run: r_text_part };
-const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 615, run: r_reasoning_part_done };
-const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 637, run: r_reasoning_part };
-const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 655, run: r_text_delta };
-const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 688, run: r_task_tool_completed };
-const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 723, run: r_task_tool };
-const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 749, run: r_tool_completed };
-const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 783, run: r_tool_error };
-const ROW_tool: Row = { rule: "opencode#tool", line: 811, run: r_tool };
-const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 846, run: r_step_start_part };
-const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 857, run: r_step_finish_part };
-const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 875, run: r_patch_part };
-const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 891, run: r_retry_part };
-const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 907, run: r_compaction_part };
-const ROW_other_part: Row = { rule: "opencode#other-part", line: 930, run: r_other_part };
-const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 958, run: r_snapshot_part };
-const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 970, run: r_permission_asked };
-const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 994, run: r_permission_updated_v1 };
-const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1015, run: r_permission_v2_asked };
-const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1036, run: r_permission_replied };
-const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1059, run: r_permission_v2_replied };
-const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1077, run: r_question_asked };
-const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1113, run: r_question_replied };
-const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1137, run: r_question_rejected };
+const ROW_todo_updated: Row = { rule: "opencode#todo-updated", line: 488, run: r_todo_updated };
+const ROW_text_part_waits_for_role: Row = { rule: "opencode#text-part-waits-for-role", line: 504, run: r_text_part_waits_for_role };
+const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 520, run: r_delta_waits_for_part };
+const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 528, run: r_user_text_part };
+const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 551, run: r_text_part_done };
+const ROW_text_part: Row = { rule: "opencode#text-part", line: 584, run: r_text_part };
+const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 617, run: r_reasoning_part_done };
+const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 639, run: r_reasoning_part };
+const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 657, run: r_text_delta };
+const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 690, run: r_task_tool_completed };
+const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 725, run: r_task_tool };
+const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 751, run: r_tool_completed };
+const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 785, run: r_tool_error };
+const ROW_tool: Row = { rule: "opencode#tool", line: 813, run: r_tool };
+const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 848, run: r_step_start_part };
+const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 859, run: r_step_finish_part };
+const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 877, run: r_patch_part };
+const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 893, run: r_retry_part };
+const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 909, run: r_compaction_part };
+const ROW_other_part: Row = { rule: "opencode#other-part", line: 932, run: r_other_part };
+const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 960, run: r_snapshot_part };
+const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 972, run: r_permission_asked };
+const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 996, run: r_permission_updated_v1 };
+const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1017, run: r_permission_v2_asked };
+const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1038, run: r_permission_replied };
+const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1061, run: r_permission_v2_replied };
+const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1079, run: r_question_asked };
+const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1115, run: r_question_replied };
+const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1141, run: r_question_rejected };
 const PICK_EVENT_SESSION_STATUS_1: readonly Row[] = [ROW_status_idle, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_2: readonly Row[] = [ROW_status_retry, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_OTHER: readonly Row[] = [ROW_status_busy];
@@ -1135,15 +1131,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1159)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1162)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1165)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1168)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1171)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1174)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1177)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1180)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1183)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1163)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1166)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1169)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1172)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1175)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1178)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1181)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1184)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1187)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },
