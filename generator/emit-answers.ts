@@ -10,7 +10,7 @@ import type { Cond, Expr, TableIR } from "./ir.ts";
 /** The row-util function of each operator an answer may use. */
 const UTIL: Partial<Record<Expr["k"], string>> = {
   join: "joinKey", str: "str", text: "text", tag: "tagOf", variant: "variantOf", json: "json", concat: "concat", add: "add",
-  list: "objects", merge: "merge", numeric: "numeric", type: "typeOf", uri: "uri",
+  list: "objects", merge: "merge", numeric: "numeric", type: "typeOf", uri: "uri", integer: "integerOf", clip: "clip", shell: "shellLine",
 };
 
 /** A literal as code (lists with a space after each comma). */

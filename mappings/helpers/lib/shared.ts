@@ -10,11 +10,8 @@ export function wholeFileDiff(file: string, before: string, after: string): stri
   return [`--- a/${file}`, `+++ b/${file}`, `@@ -${a.length ? 1 : 0},${a.length} +${b.length ? 1 : 0},${b.length} @@`, ...a.map((l) => `-${l}`), ...b.map((l) => `+${l}`)].join("\n");
 }
 
-/** POSIX shell quoting of one argv element. */
-export function shellQuote(arg: string): string {
-  if (arg !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
-  return "'" + arg.replace(/'/g, `'"'"'`) + "'";
-}
+/** POSIX shell quoting of one argv element (the DSL's, for `$shell`). */
+export { shellQuote } from "../../../src/normalize/row-util.js";
 
 /** A title-length text: longer texts end with "…". */
 export function clip(s: string, n = 160): string {
