@@ -2,11 +2,10 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
-// Mapping table mappings/cursor-cli.yaml: sha256 4849a9d0c14e3a4b19bfef64c04bcb2e544a8bb671fb9e155a568d967f54c834
+// Mapping table mappings/cursor-cli.yaml: sha256 9247ee13644e51af972c9c0de30e3c0501e4fd4fcf4f19e2a9aa0c3d1914625d
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, integerOf, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
 
 export type EventMessage = U.CursorStreamJsonEvent;
@@ -420,16 +419,19 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
   cx.closeOpen("completed", "the run ended (result: success) before this item's completion was reported");
-  cx.emit("turn.completed", {
-    state: "completed",
-    stopReason: m.subtype,
-    usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage, requestId: m.request_id },
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cachedReadTokens, cacheWriteTokens: m.usage?.cachedWriteTokens, totalTokens: m.usage?.totalTokens }),
-  });
+  {
+    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cachedReadTokens), cacheWriteTokens: integerOf(m.usage?.cachedWriteTokens), totalTokens: integerOf(m.usage?.totalTokens) };
+    cx.emit("turn.completed", {
+      state: "completed",
+      stopReason: m.subtype,
+      usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage, requestId: m.request_id },
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-cli.yaml:515 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:517 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
@@ -439,13 +441,16 @@ function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: Ro
     message: (str(m.result) ?? m.subtype),
     detail: { subtype: m.subtype, is_error: m.is_error },
   });
-  cx.emit("turn.completed", {
-    state: "failed",
-    stopReason: m.subtype,
-    errorMessage: (str(m.result) ?? m.subtype),
-    usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage },
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cachedReadTokens, cacheWriteTokens: m.usage?.cachedWriteTokens, totalTokens: m.usage?.totalTokens }),
-  });
+  {
+    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cachedReadTokens), cacheWriteTokens: integerOf(m.usage?.cachedWriteTokens), totalTokens: integerOf(m.usage?.totalTokens) };
+    cx.emit("turn.completed", {
+      state: "failed",
+      stopReason: m.subtype,
+      errorMessage: (str(m.result) ?? m.subtype),
+      usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage },
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
@@ -462,7 +467,7 @@ const ROW_tool_call_todos_completed: Row = { rule: "cursor-cli#tool-call-todos-c
 const ROW_tool_call_completed: Row = { rule: "cursor-cli#tool-call-completed", line: 384, run: r_tool_call_completed };
 const ROW_tool_call_other: Row = { rule: "cursor-cli#tool-call-other", line: 457, run: r_tool_call_other };
 const ROW_result_success: Row = { rule: "cursor-cli#result-success", line: 485, run: r_result_success };
-const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 515, run: r_result_failed };
+const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 517, run: r_result_failed };
 const PICK_EVENT_TOOL_CALL_1: readonly Row[] = [ROW_tool_call_started, ROW_tool_call_other];
 const PICK_EVENT_TOOL_CALL_2: readonly Row[] = [ROW_tool_call_todos_completed, ROW_tool_call_completed, ROW_tool_call_other];
 const PICK_EVENT_TOOL_CALL_OTHER: readonly Row[] = [ROW_tool_call_other];

@@ -6,11 +6,10 @@
 //   d0a080105e66cb033b104b50873fff018889b939da8c03a58108fa0c78b0c633  schemas/upstream/cursor-sdk/1.0.32/InteractionUpdate.json
 //   d66df529aa2b9d153e6751e77f286f6149f603c66413c7bf40c7b8b011225543  schemas/upstream/cursor-sdk/1.0.32/RunStreamEvent.json
 //   37a0a899f4874d7dae6eb2d6b9681e99df619a73faef5ce1f0f68e47bbe8e715  schemas/upstream/cursor-sdk/1.0.32/SDKMessage.json
-// Mapping table mappings/cursor-sdk.yaml: sha256 431e2104ad8bfa089a0a1ed571e62be5f215dfedeb02b875513d1064c3a4fd65
+// Mapping table mappings/cursor-sdk.yaml: sha256 aa5ec05a021f52c4648c2b37aa238e4664c98cff6f0cef543428072561aee218
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, integerOf, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-sdk.gen.js";
 
 export type MessageMessage = U.CursorSdkMessage;
@@ -375,14 +374,17 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
   if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
-  cx.emit("thread.token-usage.updated", {
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cacheReadTokens, cacheWriteTokens: m.usage?.cacheWriteTokens, reasoningTokens: m.usage?.reasoningTokens, totalTokens: m.usage?.totalTokens }),
-  });
+  {
+    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cacheReadTokens), cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens), reasoningTokens: integerOf(m.usage?.reasoningTokens), totalTokens: integerOf(m.usage?.totalTokens) };
+    cx.emit("thread.token-usage.updated", {
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:529 — runEvent result → turn.completed */
+/** mappings/cursor-sdk.yaml:531 — runEvent result → turn.completed */
 function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.agentId);
   cx.ref(ID_turn_close, (cx.varAt(`run:${m.runId}`) ?? m.runId));
@@ -397,7 +399,7 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:561 — update user-message-appended → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:563 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, (v2 !== UNSET ? v2 : (v2 = (m.userMessage?.session_id ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`agent`)))))));
@@ -417,7 +419,7 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:594 — update text-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:596 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -432,7 +434,7 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:630 — update thinking-completed → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:632 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -451,7 +453,7 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:660 — update thinking-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:662 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -466,7 +468,7 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:690 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
+/** mappings/cursor-sdk.yaml:692 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -502,7 +504,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:742 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-sdk.yaml:744 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   if (!(m.toolCall?.type === "updateTodos")) return false;
@@ -538,7 +540,7 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:794 — update tool-call-completed → turn.started, item.started, item.completed */
+/** mappings/cursor-sdk.yaml:796 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -590,7 +592,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:886 — update step-completed → item.completed */
+/** mappings/cursor-sdk.yaml:888 — update step-completed → item.completed */
 function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -602,7 +604,7 @@ function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-com
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:921 — update shell-output-delta → content.delta, runtime.warning */
+/** mappings/cursor-sdk.yaml:923 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   if (!((h_cursor.cursorShellCase(m.event, m) === "stdout" || h_cursor.cursorShellCase(m.event, m) === "stderr" || h_cursor.cursorShellCase(m.event, m) === "output"))) return false;
@@ -627,7 +629,7 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:974 — update summary-started → turn.started, item.started */
+/** mappings/cursor-sdk.yaml:976 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -640,7 +642,7 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:996 — update summary → turn.started, item.started, item.updated, tool.summary */
+/** mappings/cursor-sdk.yaml:998 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -655,7 +657,7 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1029 — update summary-completed → item.completed */
+/** mappings/cursor-sdk.yaml:1031 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -669,20 +671,23 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1053 — update turn-ended → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:1055 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(cx.varAt(`streamed:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? "none")}`) != null)) return false;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
   cx.ref(ID_turn_use, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))));
-  if (m.usage != null) cx.emit("thread.token-usage.updated", {
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cacheReadTokens, cacheWriteTokens: m.usage?.cacheWriteTokens, reasoningTokens: m.usage?.reasoningTokens }),
-  });
+  if (m.usage != null) {
+    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cacheReadTokens), cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens), reasoningTokens: integerOf(m.usage?.reasoningTokens) };
+    cx.emit("thread.token-usage.updated", {
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1075 — update turn-ended → thread.token-usage.updated, turn.completed */
+/** mappings/cursor-sdk.yaml:1079 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -690,15 +695,18 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
   cx.setVarAt(`tk`, null);
   cx.setVarAt(`nturn`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`nturn`))), 1));
   cx.closeOpen("failed", "the turn ended before this item completed", ["assistant_message", "reasoning", "context_compaction"]);
-  if (m.usage != null) cx.emit("thread.token-usage.updated", {
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cacheReadTokens, cacheWriteTokens: m.usage?.cacheWriteTokens, reasoningTokens: m.usage?.reasoningTokens }),
-  });
+  if (m.usage != null) {
+    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cacheReadTokens), cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens), reasoningTokens: integerOf(m.usage?.reasoningTokens) };
+    cx.emit("thread.token-usage.updated", {
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", usage: m.usage });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1108 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1114 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
   cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.varAt(`agent`), text: m.turn?.userMessage?.text } });
@@ -709,7 +717,7 @@ function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "t
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1133 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1139 — conversation agentConversationTurn */
 function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
@@ -718,7 +726,7 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1155 — conversation shellConversationTurn */
+/** mappings/cursor-sdk.yaml:1161 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
@@ -727,20 +735,20 @@ function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1182 — conversationStep assistantMessage */
+/** mappings/cursor-sdk.yaml:1188 — conversationStep assistantMessage */
 function r_conversation_step_text(m: View<Member<ConversationStepMessage, "type", "assistantMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "text-delta", text: m.message?.text });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1197 — conversationStep thinkingMessage */
+/** mappings/cursor-sdk.yaml:1203 — conversationStep thinkingMessage */
 function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "type", "thinkingMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "thinking-delta", text: m.message?.text });
   cx.delegate("cursor-sdk", { type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1214 — conversationStep toolCall */
+/** mappings/cursor-sdk.yaml:1220 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
@@ -769,27 +777,27 @@ const ROW_tool_call_ended: Row = { rule: "cursor-sdk#tool-call-ended", line: 413
 const ROW_task: Row = { rule: "cursor-sdk#task", line: 481, run: r_task };
 const ROW_task_status: Row = { rule: "cursor-sdk#task-status", line: 497, run: r_task_status };
 const ROW_usage: Row = { rule: "cursor-sdk#usage", line: 513, run: r_usage };
-const ROW_run_result: Row = { rule: "cursor-sdk#run-result", line: 529, run: r_run_result };
-const ROW_update_user: Row = { rule: "cursor-sdk#update-user", line: 561, run: r_update_user };
-const ROW_update_text: Row = { rule: "cursor-sdk#update-text", line: 594, run: r_update_text };
-const ROW_update_thinking_completed: Row = { rule: "cursor-sdk#update-thinking-completed", line: 630, run: r_update_thinking_completed };
-const ROW_update_thinking: Row = { rule: "cursor-sdk#update-thinking", line: 660, run: r_update_thinking };
-const ROW_update_tool_call_running: Row = { rule: "cursor-sdk#update-tool-call-running", line: 690, run: r_update_tool_call_running };
-const ROW_update_todos_completed: Row = { rule: "cursor-sdk#update-todos-completed", line: 742, run: r_update_todos_completed };
-const ROW_update_tool_call_completed: Row = { rule: "cursor-sdk#update-tool-call-completed", line: 794, run: r_update_tool_call_completed };
-const ROW_update_step_completed: Row = { rule: "cursor-sdk#update-step-completed", line: 886, run: r_update_step_completed };
-const ROW_update_shell_output: Row = { rule: "cursor-sdk#update-shell-output", line: 921, run: r_update_shell_output };
-const ROW_update_summary_started: Row = { rule: "cursor-sdk#update-summary-started", line: 974, run: r_update_summary_started };
-const ROW_update_summary: Row = { rule: "cursor-sdk#update-summary", line: 996, run: r_update_summary };
-const ROW_update_summary_completed: Row = { rule: "cursor-sdk#update-summary-completed", line: 1029, run: r_update_summary_completed };
-const ROW_update_turn_ended_in_run: Row = { rule: "cursor-sdk#update-turn-ended-in-run", line: 1053, run: r_update_turn_ended_in_run };
-const ROW_update_turn_ended: Row = { rule: "cursor-sdk#update-turn-ended", line: 1075, run: r_update_turn_ended };
-const ROW_conversation_agent_turn_prompt: Row = { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1108, run: r_conversation_agent_turn_prompt };
-const ROW_conversation_agent_turn: Row = { rule: "cursor-sdk#conversation-agent-turn", line: 1133, run: r_conversation_agent_turn };
-const ROW_conversation_shell_turn: Row = { rule: "cursor-sdk#conversation-shell-turn", line: 1155, run: r_conversation_shell_turn };
-const ROW_conversation_step_text: Row = { rule: "cursor-sdk#conversation-step-text", line: 1182, run: r_conversation_step_text };
-const ROW_conversation_step_thinking: Row = { rule: "cursor-sdk#conversation-step-thinking", line: 1197, run: r_conversation_step_thinking };
-const ROW_conversation_step_tool_call: Row = { rule: "cursor-sdk#conversation-step-tool-call", line: 1214, run: r_conversation_step_tool_call };
+const ROW_run_result: Row = { rule: "cursor-sdk#run-result", line: 531, run: r_run_result };
+const ROW_update_user: Row = { rule: "cursor-sdk#update-user", line: 563, run: r_update_user };
+const ROW_update_text: Row = { rule: "cursor-sdk#update-text", line: 596, run: r_update_text };
+const ROW_update_thinking_completed: Row = { rule: "cursor-sdk#update-thinking-completed", line: 632, run: r_update_thinking_completed };
+const ROW_update_thinking: Row = { rule: "cursor-sdk#update-thinking", line: 662, run: r_update_thinking };
+const ROW_update_tool_call_running: Row = { rule: "cursor-sdk#update-tool-call-running", line: 692, run: r_update_tool_call_running };
+const ROW_update_todos_completed: Row = { rule: "cursor-sdk#update-todos-completed", line: 744, run: r_update_todos_completed };
+const ROW_update_tool_call_completed: Row = { rule: "cursor-sdk#update-tool-call-completed", line: 796, run: r_update_tool_call_completed };
+const ROW_update_step_completed: Row = { rule: "cursor-sdk#update-step-completed", line: 888, run: r_update_step_completed };
+const ROW_update_shell_output: Row = { rule: "cursor-sdk#update-shell-output", line: 923, run: r_update_shell_output };
+const ROW_update_summary_started: Row = { rule: "cursor-sdk#update-summary-started", line: 976, run: r_update_summary_started };
+const ROW_update_summary: Row = { rule: "cursor-sdk#update-summary", line: 998, run: r_update_summary };
+const ROW_update_summary_completed: Row = { rule: "cursor-sdk#update-summary-completed", line: 1031, run: r_update_summary_completed };
+const ROW_update_turn_ended_in_run: Row = { rule: "cursor-sdk#update-turn-ended-in-run", line: 1055, run: r_update_turn_ended_in_run };
+const ROW_update_turn_ended: Row = { rule: "cursor-sdk#update-turn-ended", line: 1079, run: r_update_turn_ended };
+const ROW_conversation_agent_turn_prompt: Row = { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1114, run: r_conversation_agent_turn_prompt };
+const ROW_conversation_agent_turn: Row = { rule: "cursor-sdk#conversation-agent-turn", line: 1139, run: r_conversation_agent_turn };
+const ROW_conversation_shell_turn: Row = { rule: "cursor-sdk#conversation-shell-turn", line: 1161, run: r_conversation_shell_turn };
+const ROW_conversation_step_text: Row = { rule: "cursor-sdk#conversation-step-text", line: 1188, run: r_conversation_step_text };
+const ROW_conversation_step_thinking: Row = { rule: "cursor-sdk#conversation-step-thinking", line: 1203, run: r_conversation_step_thinking };
+const ROW_conversation_step_tool_call: Row = { rule: "cursor-sdk#conversation-step-tool-call", line: 1220, run: r_conversation_step_tool_call };
 const PICK_MESSAGE_STATUS_1: readonly Row[] = [ROW_status_running, ROW_status_other];
 const PICK_MESSAGE_STATUS_2: readonly Row[] = [ROW_status_running, ROW_status_other];
 const PICK_MESSAGE_STATUS_3: readonly Row[] = [ROW_status_finished, ROW_status_other];
@@ -906,14 +914,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1238)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1241)",
-    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1244)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1250)",
-    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1253)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1256)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1259)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1262)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1244)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1247)",
+    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1250)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1256)",
+    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1259)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1262)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1265)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1268)",
   },
   ignoreWhen: {
     "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.run_id != null && cx.varAt(`live:${(cx.varAt(`run:${m?.run_id}`) ?? m?.run_id)}`) != null,

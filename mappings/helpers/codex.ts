@@ -1,31 +1,14 @@
 /**
- * Helpers of the codex tables: provider logic that is not a table (Codex: item titles and command output chunks).
+ * Helpers of the codex tables: provider logic that is not a table (Codex: command output chunks, file changes, call outputs).
  * Every exported function is callable from a table as `{ $helper: NAME, args: [...] }` (codegen checks the name and
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
-import { clip, shellQuote, wholeFileDiff, type FileChange } from "./lib/shared.js";
+import { shellQuote, wholeFileDiff, type FileChange } from "./lib/shared.js";
 import { outputText } from "./content.js";
 import { num } from "./lib/shared.js";
 import { localPath } from "./acp.js";
 import { json as parseJson, str } from "../../src/normalize/row-util.js";
-
-/** A short human title for a provider item: the command, the changed paths, the tool, the query… */
-export function itemTitle(item: unknown): string | undefined {
-  if (!item || typeof item !== "object") return undefined;
-  const it = item as Record<string, any>;
-  if (typeof it.command === "string") return clip(it.command);
-  if (Array.isArray(it.command)) return clip(it.command.filter((x: unknown) => typeof x === "string").map(shellQuote).join(" "));
-  if (Array.isArray(it.changes)) {
-    const paths = it.changes.map((c: any) => c?.path).filter((p: unknown): p is string => typeof p === "string");
-    if (paths.length) return clip(paths.join(", "));
-  }
-  if (typeof it.server === "string" && typeof it.tool === "string") return `${it.server}.${it.tool}`;
-  if (typeof it.tool === "string") return it.tool;
-  if (typeof it.query === "string") return clip(it.query);
-  if (typeof it.path === "string") return clip(it.path);
-  return undefined;
-}
 
 /**
  * Command output chunks as text. Codex EventMsg `exec_command_output_delta.chunk` is base64 in some versions
