@@ -13,11 +13,11 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 1092e5e6c0337bceba06b9e1c26df6b3ba59928529b8815c4ec80ea6b3773151
+// Mapping table mappings/claude-sdk.yaml: sha256 8300db818639f26bec52fafc32b870d740d9574ab1dd13b733d318d4461bf1a2
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, concat, firstId, integerOf, joinKey, json, objects, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, clip, concat, firstId, integerOf, joinKey, json, objects, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
 export type MessageMessage = U.SDKMessage;
@@ -1133,7 +1133,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.message?.content?.[0]?.id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  const s_claudeToolTitle = h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input);
+  const s_claudeToolTitle = (clip((text(stringOf((m.message?.content?.[0]?.input as any)?.command), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.file_path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.notebook_path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.pattern), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.url), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.query), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.description), "", "strings", true))) ?? stringOf(m.message?.content?.[0]?.name));
   const s_editFiles = h_claude.editFiles(m.message?.content?.[0]?.input);
   cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, s_claudeToolTitle);
   cx.setVarAt(`toolParent:${m.message?.content?.[0]?.id}`, m.parent_tool_use_id);
@@ -1497,7 +1497,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   cx.setVarAt(`permission`, m.options?.toolUseID);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m.toolName, "unknown"),
-    detail: (m.options?.decisionReason ?? h_claude.claudeToolTitle(m.toolName, m.input) ?? m.options?.blockedPath),
+    detail: (m.options?.decisionReason ?? (clip((text(stringOf((m.input as any)?.command), "", "strings", true) ?? text(stringOf((m.input as any)?.file_path), "", "strings", true) ?? text(stringOf((m.input as any)?.notebook_path), "", "strings", true) ?? text(stringOf((m.input as any)?.path), "", "strings", true) ?? text(stringOf((m.input as any)?.pattern), "", "strings", true) ?? text(stringOf((m.input as any)?.url), "", "strings", true) ?? text(stringOf((m.input as any)?.query), "", "strings", true) ?? text(stringOf((m.input as any)?.description), "", "strings", true))) ?? stringOf(m.toolName)) ?? m.options?.blockedPath),
     args: {
       toolName: m.toolName,
       input: m.input,
@@ -1684,7 +1684,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   cx.ref(ID_item_use_5, m?.request?.tool_use_id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m?.request?.tool_name, "unknown"),
-    detail: (m?.request?.decision_reason ?? h_claude.claudeToolTitle(m?.request?.tool_name, m?.request?.input) ?? m?.request?.blocked_path),
+    detail: (m?.request?.decision_reason ?? (clip((text(stringOf((m?.request?.input as any)?.command), "", "strings", true) ?? text(stringOf((m?.request?.input as any)?.file_path), "", "strings", true) ?? text(stringOf((m?.request?.input as any)?.notebook_path), "", "strings", true) ?? text(stringOf((m?.request?.input as any)?.path), "", "strings", true) ?? text(stringOf((m?.request?.input as any)?.pattern), "", "strings", true) ?? text(stringOf((m?.request?.input as any)?.url), "", "strings", true) ?? text(stringOf((m?.request?.input as any)?.query), "", "strings", true) ?? text(stringOf((m?.request?.input as any)?.description), "", "strings", true))) ?? stringOf(m?.request?.tool_name)) ?? m?.request?.blocked_path),
     args: {
       toolName: m?.request?.tool_name,
       input: m?.request?.input,

@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-// Mapping table mappings/codex-eventmsg.yaml: sha256 8451148fac9dc60142a39320a25d592a14838b28bd4870526719de5a605e5bf7
+// Mapping table mappings/codex-eventmsg.yaml: sha256 7655ea4364c1b09382047ba251bbbe3a1b6b33ca57ae5eb4b1fa5516f066e85d
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
@@ -1064,7 +1064,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
     status: "inProgress",
     title: (clip(shellLine(m?.command)) ?? (typeOf(m?.command) === "array" ? "" : undefined) ?? clip(text(objects((m as any)?.changes).map((s_change: any) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m as any)?.server) != null && stringOf((m as any)?.tool) != null ? concat((m as any)?.server, ".", (m as any)?.tool) : undefined) ?? stringOf((m as any)?.tool) ?? clip(stringOf((m as any)?.query)) ?? clip(stringOf((m as any)?.path))),
     data: m,
-    command: h_codex.commandLine(m.command),
+    command: shellLine(m.command),
     cwd: h_acp.localPath(m.cwd),
   });
   return true;
@@ -1107,7 +1107,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
     status: (map_endStatus(m.status) ?? map_exitCodeStatus(m.exit_code)),
     title: (clip(shellLine(m?.command)) ?? (typeOf(m?.command) === "array" ? "" : undefined) ?? clip(text(objects((m as any)?.changes).map((s_change: any) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m as any)?.server) != null && stringOf((m as any)?.tool) != null ? concat((m as any)?.server, ".", (m as any)?.tool) : undefined) ?? stringOf((m as any)?.tool) ?? clip(stringOf((m as any)?.query)) ?? clip(stringOf((m as any)?.path))),
     data: m,
-    command: h_codex.commandLine(m.command),
+    command: shellLine(m.command),
     cwd: h_acp.localPath(m.cwd),
     exitCode: numberOf(m.exit_code),
     output: (str(m.aggregated_output) ?? str(m.stdout)),

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
-// Mapping table mappings/codex-rollout.yaml: sha256 700eab19ea1ec738e7462dd905c0557b576308417a46685b7fc9aa17a5fde5d8
+// Mapping table mappings/codex-rollout.yaml: sha256 cb985b1f8f6dc7568cd40e95cca936b854ad59457dbfa87c635908250daefcdd
 import type { IdRef, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
@@ -187,8 +187,8 @@ function r_response_item_function_call(m: View<Member<LineMessage, "type", "resp
       data: m.payload,
       toolName: m.payload?.name,
       input: (json(m.payload?.arguments) ?? m.payload?.input),
-      command: (s_kind === "command_execution" ? h_codex.argsCommand(m.payload?.arguments) : undefined),
-      cwd: (s_kind === "command_execution" ? h_codex.argsCwd(m.payload?.arguments) : undefined),
+      command: (s_kind === "command_execution" ? (shellLine(((json(m.payload?.arguments) ?? m.payload?.arguments) as any)?.cmd) ?? shellLine(((json(m.payload?.arguments) ?? m.payload?.arguments) as any)?.command)) : undefined),
+      cwd: (s_kind === "command_execution" ? stringOf(((json(m.payload?.arguments) ?? m.payload?.arguments) as any)?.workdir) : undefined),
       files: (s_kind === "file_change" ? h_codex.codexPatchFiles(m.payload?.input) : undefined),
     });
   }
@@ -206,7 +206,7 @@ function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "r
     status: map_itemStatus(m.payload?.status, "inProgress"),
     title: (clip(shellLine(m.payload?.action?.command)) ?? (typeOf(m.payload?.action?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.payload?.action as any)?.changes).map((s_change: any) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m.payload?.action as any)?.server) != null && stringOf((m.payload?.action as any)?.tool) != null ? concat((m.payload?.action as any)?.server, ".", (m.payload?.action as any)?.tool) : undefined) ?? stringOf((m.payload?.action as any)?.tool) ?? clip(stringOf(m.payload?.action?.query)) ?? clip(stringOf((m.payload?.action as any)?.path))),
     data: m.payload,
-    command: h_codex.commandLine(m.payload?.action?.command),
+    command: shellLine(m.payload?.action?.command),
   });
   return true;
 }

@@ -4,7 +4,7 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
-import { clip, wholeFileDiff, type FileChange } from "./lib/shared.js";
+import { wholeFileDiff, type FileChange } from "./lib/shared.js";
 
 /**
  * The messages a Claude message with several content blocks is mapped as, one per block: message i is the message
@@ -50,15 +50,6 @@ export function claudeBlockKey(msg: unknown, lastBlock: unknown): string | undef
   }
   if (typeof m.uuid === "string") return m.uuid;
   return id !== undefined ? `${id}:0` : undefined;
-}
-
-/** A short title for a Claude tool use: the command, the file path, the pattern, the URL or query, else the tool name. */
-export function claudeToolTitle(name: unknown, input: unknown): string | undefined {
-  const i = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
-  for (const k of ["command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description"]) {
-    if (typeof i[k] === "string" && i[k] !== "") return clip(i[k] as string);
-  }
-  return typeof name === "string" ? name : undefined;
 }
 
 /**

@@ -4,11 +4,11 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
-import { shellQuote, wholeFileDiff, type FileChange } from "./lib/shared.js";
+import { wholeFileDiff, type FileChange } from "./lib/shared.js";
 import { outputText } from "./content.js";
 import { num } from "./lib/shared.js";
 import { localPath } from "./acp.js";
-import { json as parseJson, str } from "../../src/normalize/row-util.js";
+import { json as parseJson, shellLine, str } from "../../src/normalize/row-util.js";
 
 /**
  * Command output chunks as text. Codex EventMsg `exec_command_output_delta.chunk` is base64 in some versions
@@ -46,14 +46,6 @@ export function codexFiles(changes: unknown): FileChange[] | undefined {
     out.push(f);
   }
   return out.length ? out : undefined;
-}
-
-/** A command as one line: a string as is, an argv array shell-quoted as Codex shows it (["bash","-lc","ls -la"] → bash -lc 'ls -la'). */
-export function commandLine(cmd: unknown): string | undefined {
-  if (typeof cmd === "string") return cmd;
-  if (!Array.isArray(cmd)) return undefined;
-  const args = cmd.filter((x): x is string => typeof x === "string");
-  return args.length ? args.map(shellQuote).join(" ") : undefined;
 }
 
 /** Milliseconds: a number as is, a Rust Duration `{secs, nanos}` converted. */
@@ -113,24 +105,7 @@ export function codexToolItem(item: unknown): { command?: string; cwd?: string; 
   if (!item || typeof item !== "object") return undefined;
   const it = item as Record<string, unknown>;
   if (it.type !== "CommandExecution" && it.type !== "FileChange") return undefined;
-  return { command: commandLine(it.command), cwd: localPath(it.cwd), exitCode: num(it.exit_code), output: str(it.aggregated_output), durationMs: durationMs(it.duration), files: codexChangeMap(it.changes) };
-}
-
-/**
- * The command a tool call's arguments (an object, or JSON text) name: `cmd` (Codex exec_command) or `command` (an
- * argv array, or a string: Codex shell, ACP agents' rawInput); undefined for other arguments.
- */
-export function argsCommand(args: unknown): string | undefined {
-  const a = typeof args === "string" ? parseJson(args) : args;
-  if (!a || typeof a !== "object" || Array.isArray(a)) return undefined;
-  const o = a as Record<string, unknown>;
-  return commandLine(o.cmd) ?? commandLine(o.command);
-}
-
-/** The working directory a tool call's arguments name (`workdir`, as Codex sends it), else undefined. */
-export function argsCwd(args: unknown): string | undefined {
-  const a = typeof args === "string" ? parseJson(args) : args;
-  return a && typeof a === "object" && typeof (a as any).workdir === "string" ? (a as any).workdir : undefined;
+  return { command: shellLine(it.command), cwd: localPath(it.cwd), exitCode: num(it.exit_code), output: str(it.aggregated_output), durationMs: durationMs(it.duration), files: codexChangeMap(it.changes) };
 }
 
 /**
