@@ -211,7 +211,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1427
+    // mappings/acp.yaml:1432
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +221,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1460",
+          at: "mappings/acp.yaml:1465",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1463",
+          at: "mappings/acp.yaml:1468",
         },
       ],
-      at: "mappings/acp.yaml:1460",
+      at: "mappings/acp.yaml:1465",
     },
-    // mappings/acp.yaml:1550
+    // mappings/acp.yaml:1555
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +242,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1565",
+          at: "mappings/acp.yaml:1570",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1568",
+          at: "mappings/acp.yaml:1573",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1570",
+          at: "mappings/acp.yaml:1575",
         },
       ],
-      at: "mappings/acp.yaml:1565",
+      at: "mappings/acp.yaml:1570",
     },
-    // mappings/acp.yaml:1639
+    // mappings/acp.yaml:1644
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -268,18 +268,18 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: h_questions.optionSelections(a.payload?.questions, a.reply?.answers, "questionId", "selectedOptionIds") }) }),
-          at: "mappings/acp.yaml:1663",
+          at: "mappings/acp.yaml:1668",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1665",
+          at: "mappings/acp.yaml:1670",
         },
       ],
-      at: "mappings/acp.yaml:1663",
+      at: "mappings/acp.yaml:1668",
     },
-    // mappings/acp.yaml:1709
+    // mappings/acp.yaml:1714
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1729",
+          at: "mappings/acp.yaml:1734",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1731",
+          at: "mappings/acp.yaml:1736",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1733",
+          at: "mappings/acp.yaml:1738",
         },
       ],
-      at: "mappings/acp.yaml:1729",
+      at: "mappings/acp.yaml:1734",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {

@@ -73,7 +73,7 @@ export function emitAnswers(tables: TableIR[], header: string): string {
     }
   }
   const kinds = new Set(exprs.map((e) => e.k));
-  const utils = ["compact", ...Object.entries(UTIL).filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f!)].sort((a, b) => a.localeCompare(b));
+  const utils = ["compact", ...Object.entries(UTIL).filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f!), ...(exprs.some((e) => e.k === "list" && e.all) ? ["arr"] : [])].sort((a, b) => a.localeCompare(b));
   const modules = [...new Set(exprs.flatMap((e) => (e.k === "helper" && e.module ? [e.module] : [])))].sort();
   return `${header}
 import type { AnswerCaseData, AnswerTables } from "../src/answer/answer-table.js";

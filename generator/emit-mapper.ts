@@ -220,7 +220,7 @@ export function exprCode(e: Expr, scope: Set<string>): string {
     case "list": {
       const inner = new Set(scope).add(e.as);
       const where = e.where.length ? `.filter((s_${e.as}: any) => ${e.where.map((c) => condCode(c, inner)).join(" && ")})` : "";
-      return `objects(${exprCode(e.of, scope)})${where}.map((s_${e.as}: any) => (${exprCode(e.to, inner)}))`;
+      return `${e.all ? "arr" : "objects"}(${exprCode(e.of, scope)})${where}.map((s_${e.as}: any) => (${exprCode(e.to, inner)}))`;
     }
   }
 }

@@ -48,7 +48,7 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
       const allowed: Record<string, string[]> = {
         $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"], $var: ["$var"], $join: ["$join"], $id: ["$id"],
         $str: ["$str"], $text: ["$text", "join", "items", "skipEmpty"], $tag: ["$tag"], $variant: ["$variant"], $get: ["$get", "path"], $json: ["$json"], $concat: ["$concat"], $add: ["$add"],
-        $list: ["$list", "as", "to", "where"], $uri: ["$uri"], $numeric: ["$numeric"], $type: ["$type"], $merge: ["$merge"],
+        $list: ["$list", "as", "to", "where", "all"], $uri: ["$uri"], $numeric: ["$numeric"], $type: ["$type"], $merge: ["$merge"],
         $if: ["$if", "then", "else"], $number: ["$number"], $string: ["$string"], $integer: ["$integer"], $clip: ["$clip"], $shell: ["$shell"],
       };
       if (special.length > 1 || !allowed[op]) {
@@ -146,7 +146,8 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
             subject: (key, p) => ({ expr: elementPath(key, [...p]) }),
             value: (x, vp) => sub(x, vp),
           });
-          return { k: "list", of, as: String(o.as), to: sub(o.to, [...path, "to"]), where };
+          if (o.all !== undefined && typeof o.all !== "boolean") ds.push(src.diag([...path, "all"], "E237", `$list "all" is true or false (every element, or only the objects)`));
+          return { k: "list", of, as: String(o.as), to: sub(o.to, [...path, "to"]), where, ...(o.all === true ? { all: true } : {}) };
         }
         default:
           return { k: "lit", v: o.$literal };

@@ -35,7 +35,7 @@ export type Expr =
   | { k: "numeric"; of: Expr }
   | { k: "type"; of: Expr }
   | { k: "merge"; items: Expr[] }
-  | { k: "list"; of: Expr; as: string; to: Expr; where: Cond[] }
+  | { k: "list"; of: Expr; as: string; to: Expr; where: Cond[]; all?: boolean }
   /** The lazy conditional: `then` when every condition holds, else `else` (only the taken branch is evaluated). */
   | { k: "if"; cond: Cond[]; then: Expr; else?: Expr }
   /** Typed reads: a finite number (or a string holding one); a string. */

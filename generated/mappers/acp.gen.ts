@@ -35,7 +35,7 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 c6b99003443d9fb77210567c92235ad7c76ef24c02b96c92913301ccc4bff138
+// Mapping table mappings/acp.yaml: sha256 a2b4fdedb9ae602b0d9755168531a861924d323e261e5008b2675c64c41419cf
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
@@ -572,7 +572,7 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
       data: m.params?.update,
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      output: ((stringOf(m.params?.update?.content) ?? text(arr(m.params?.update?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
       command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
@@ -588,7 +588,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  const s_outputText = h_content.outputText(m.params?.update?.content);
+  const s_outputText = (stringOf(m.params?.update?.content) ?? text(arr(m.params?.update?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false));
   const s_argsCommand = (shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.command));
   const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
   const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
@@ -638,7 +638,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:884 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:889 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -661,7 +661,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
       data: m.params?.update,
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      output: ((stringOf(m.params?.update?.content) ?? text(arr(m.params?.update?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
       command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
@@ -688,7 +688,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   return true;
 }
 
-/** mappings/acp.yaml:960 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:965 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
@@ -715,7 +715,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      output: ((stringOf(m.params?.update?.content) ?? text(arr(m.params?.update?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
       command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
@@ -726,7 +726,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1077 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:1082 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -746,7 +746,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      output: ((stringOf(m.params?.update?.content) ?? text(arr(m.params?.update?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
       command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
@@ -758,7 +758,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:1116 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:1121 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -778,7 +778,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      output: ((stringOf(m.params?.update?.content) ?? text(arr(m.params?.update?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
       command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
@@ -789,7 +789,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1163 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:1168 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -800,7 +800,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:1179 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1184 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -812,7 +812,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1202 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1207 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -826,7 +826,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1231 — notification session/update → session.configured */
+/** mappings/acp.yaml:1236 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -836,7 +836,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1246 — notification session/update → session.configured */
+/** mappings/acp.yaml:1251 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -847,7 +847,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1262 — notification session/update → session.configured */
+/** mappings/acp.yaml:1267 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -857,7 +857,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1277 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1282 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -868,7 +868,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1293 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1298 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -877,7 +877,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1312 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1317 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -886,7 +886,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1331 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1336 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -901,7 +901,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1357 — notification session/update → item.completed */
+/** mappings/acp.yaml:1362 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -916,7 +916,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1378 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1383 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -935,7 +935,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1403 — notification session/update → content.delta */
+/** mappings/acp.yaml:1408 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -948,7 +948,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1427 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1432 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -979,7 +979,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1480 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1485 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
@@ -1002,7 +1002,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1521 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1526 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1016,7 +1016,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1550 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1555 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -1024,7 +1024,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1578 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1583 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -1037,7 +1037,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1603 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1608 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -1050,7 +1050,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1639 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1644 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1067,7 +1067,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1674 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1679 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1084,7 +1084,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1709 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1714 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1103,7 +1103,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1741 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1746 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1117,7 +1117,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1763 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1768 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1128,7 +1128,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1785 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1790 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1149,7 +1149,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1817 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1822 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1167,7 +1167,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1846 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1851 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1188,14 +1188,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1875 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:1880 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:1888 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:1893 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1209,7 +1209,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:1902 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:1907 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1219,7 +1219,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:1919 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1924 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1230,7 +1230,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1943 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1948 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1239,7 +1239,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1969 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1974 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1248,7 +1248,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1984 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1989 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1257,7 +1257,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1997 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2002 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1267,7 +1267,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:2013 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2018 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1276,7 +1276,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2026 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2031 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1286,7 +1286,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2042 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2047 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1295,7 +1295,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2057 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2062 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1307,7 +1307,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2085 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2090 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1333,19 +1333,19 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:2129 — clientRequest session/load */
+/** mappings/acp.yaml:2134 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:2144 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2149 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2157 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2162 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1356,7 +1356,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2176 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2181 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1364,7 +1364,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2195 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2200 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1382,7 +1382,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2220 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2225 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1396,7 +1396,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2239 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2244 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1404,13 +1404,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2261 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2266 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2274 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2279 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1431,7 +1431,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2315 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2320 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1451,7 +1451,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2347 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2352 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1459,14 +1459,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2366 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2371 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2381 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2386 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1492,7 +1492,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2435 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2440 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1505,7 +1505,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2470 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2475 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1513,7 +1513,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2488 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2493 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1524,7 +1524,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2506 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2511 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1535,7 +1535,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2524 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2529 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1545,7 +1545,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2541 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2546 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1557,7 +1557,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2569 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2574 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1567,14 +1567,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2622 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2627 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2638 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2643 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1596,72 +1596,72 @@ const ROW_user_message_chunk_replayed_starts_turn: Row = { rule: "acp#user-messa
 const ROW_user_message_chunk: Row = { rule: "acp#user-message-chunk", line: 705, run: r_user_message_chunk };
 const ROW_tool_call_replayed_finished: Row = { rule: "acp#tool-call-replayed-finished", line: 741, run: r_tool_call_replayed_finished };
 const ROW_tool_call_finished: Row = { rule: "acp#tool-call-finished", line: 801, run: r_tool_call_finished };
-const ROW_tool_call: Row = { rule: "acp#tool-call", line: 884, run: r_tool_call };
-const ROW_tool_call_update_completed: Row = { rule: "acp#tool-call-update-completed", line: 960, run: r_tool_call_update_completed };
-const ROW_tool_call_update_failed: Row = { rule: "acp#tool-call-update-failed", line: 1077, run: r_tool_call_update_failed };
-const ROW_tool_call_update: Row = { rule: "acp#tool-call-update", line: 1116, run: r_tool_call_update };
-const ROW_plan: Row = { rule: "acp#plan", line: 1163, run: r_plan };
-const ROW_usage_update: Row = { rule: "acp#usage-update", line: 1179, run: r_usage_update };
-const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1202, run: r_available_commands_update_ends_replay };
-const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1231, run: r_available_commands_update };
-const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1246, run: r_current_mode_update };
-const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1262, run: r_config_option_update };
-const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1277, run: r_session_info_update };
-const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1293, run: r_notice_error };
-const ROW_notice: Row = { rule: "acp#notice", line: 1312, run: r_notice };
-const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1331, run: r_compaction_completed };
-const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1357, run: r_compaction_ended };
-const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1378, run: r_compaction_update };
-const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1403, run: r_compaction_summary_chunk };
-const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1427, run: r_request_permission };
-const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1480, run: r_request_permission_refused };
-const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1521, run: r_request_permission_response };
-const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1550, run: r_elicitation_request };
-const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1578, run: r_elicitation_response };
-const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1603, run: r_agent_request_failed };
-const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1639, run: r_cursor_ask_question };
-const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1674, run: r_cursor_ask_question_answer };
-const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1709, run: r_cursor_create_plan };
-const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1741, run: r_cursor_create_plan_answer };
-const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1763, run: r_cursor_update_todos };
-const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1785, run: r_cursor_task_completed };
-const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1817, run: r_cursor_task };
-const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1846, run: r_cursor_generate_image };
-const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1875, run: r_qwen_prompt_suggestion };
-const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1888, run: r_qwen_mode_update };
-const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1902, run: r_qwen_model_update };
-const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1919, run: r_qwen_drain_queue_answer_items };
-const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 1943, run: r_qwen_drain_queue_answer };
-const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 1969, run: r_extension_notification };
-const ROW_extension_request: Row = { rule: "acp#extension-request", line: 1984, run: r_extension_request };
-const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 1997, run: r_extension_request_answer };
-const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2013, run: r_client_extension_request };
-const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2026, run: r_client_extension_answer };
-const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2042, run: r_client_extension_notification };
-const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2057, run: r_prompt_ends_replayed_turn };
-const ROW_prompt: Row = { rule: "acp#prompt", line: 2085, run: r_prompt };
-const ROW_load: Row = { rule: "acp#load", line: 2129, run: r_load };
-const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2144, run: r_auth_status_update };
-const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2157, run: r_tool_call_cancel };
-const ROW_cancel: Row = { rule: "acp#cancel", line: 2176, run: r_cancel };
-const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2195, run: r_initialize_response_v2 };
-const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2220, run: r_initialize_response };
-const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2239, run: r_authenticate_failed };
-const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2261, run: r_authenticate_response };
-const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2274, run: r_session_new_response };
-const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2315, run: r_session_fork_response };
-const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2347, run: r_session_set_title_response };
-const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2366, run: r_auth_status_response };
-const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2381, run: r_session_load_response };
-const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2435, run: r_session_load_failed };
-const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2470, run: r_session_close_response };
-const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2488, run: r_set_mode_response };
-const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2506, run: r_set_model_response };
-const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2524, run: r_set_config_option_response };
-const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2541, run: r_prompt_failed };
-const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2569, run: r_prompt_response };
-const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2622, run: r_client_request_unsupported };
-const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2638, run: r_client_request_failed };
+const ROW_tool_call: Row = { rule: "acp#tool-call", line: 889, run: r_tool_call };
+const ROW_tool_call_update_completed: Row = { rule: "acp#tool-call-update-completed", line: 965, run: r_tool_call_update_completed };
+const ROW_tool_call_update_failed: Row = { rule: "acp#tool-call-update-failed", line: 1082, run: r_tool_call_update_failed };
+const ROW_tool_call_update: Row = { rule: "acp#tool-call-update", line: 1121, run: r_tool_call_update };
+const ROW_plan: Row = { rule: "acp#plan", line: 1168, run: r_plan };
+const ROW_usage_update: Row = { rule: "acp#usage-update", line: 1184, run: r_usage_update };
+const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1207, run: r_available_commands_update_ends_replay };
+const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1236, run: r_available_commands_update };
+const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1251, run: r_current_mode_update };
+const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1267, run: r_config_option_update };
+const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1282, run: r_session_info_update };
+const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1298, run: r_notice_error };
+const ROW_notice: Row = { rule: "acp#notice", line: 1317, run: r_notice };
+const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1336, run: r_compaction_completed };
+const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1362, run: r_compaction_ended };
+const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1383, run: r_compaction_update };
+const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1408, run: r_compaction_summary_chunk };
+const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1432, run: r_request_permission };
+const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1485, run: r_request_permission_refused };
+const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1526, run: r_request_permission_response };
+const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1555, run: r_elicitation_request };
+const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1583, run: r_elicitation_response };
+const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1608, run: r_agent_request_failed };
+const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1644, run: r_cursor_ask_question };
+const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1679, run: r_cursor_ask_question_answer };
+const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1714, run: r_cursor_create_plan };
+const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1746, run: r_cursor_create_plan_answer };
+const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1768, run: r_cursor_update_todos };
+const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1790, run: r_cursor_task_completed };
+const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1822, run: r_cursor_task };
+const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1851, run: r_cursor_generate_image };
+const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1880, run: r_qwen_prompt_suggestion };
+const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1893, run: r_qwen_mode_update };
+const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1907, run: r_qwen_model_update };
+const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1924, run: r_qwen_drain_queue_answer_items };
+const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 1948, run: r_qwen_drain_queue_answer };
+const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 1974, run: r_extension_notification };
+const ROW_extension_request: Row = { rule: "acp#extension-request", line: 1989, run: r_extension_request };
+const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2002, run: r_extension_request_answer };
+const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2018, run: r_client_extension_request };
+const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2031, run: r_client_extension_answer };
+const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2047, run: r_client_extension_notification };
+const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2062, run: r_prompt_ends_replayed_turn };
+const ROW_prompt: Row = { rule: "acp#prompt", line: 2090, run: r_prompt };
+const ROW_load: Row = { rule: "acp#load", line: 2134, run: r_load };
+const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2149, run: r_auth_status_update };
+const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2162, run: r_tool_call_cancel };
+const ROW_cancel: Row = { rule: "acp#cancel", line: 2181, run: r_cancel };
+const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2200, run: r_initialize_response_v2 };
+const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2225, run: r_initialize_response };
+const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2244, run: r_authenticate_failed };
+const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2266, run: r_authenticate_response };
+const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2279, run: r_session_new_response };
+const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2320, run: r_session_fork_response };
+const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2352, run: r_session_set_title_response };
+const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2371, run: r_auth_status_response };
+const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2386, run: r_session_load_response };
+const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2440, run: r_session_load_failed };
+const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2475, run: r_session_close_response };
+const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2493, run: r_set_mode_response };
+const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2511, run: r_set_model_response };
+const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2529, run: r_set_config_option_response };
+const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2546, run: r_prompt_failed };
+const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2574, run: r_prompt_response };
+const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2627, run: r_client_request_unsupported };
+const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2643, run: r_client_request_failed };
 const PICK_NOTIFICATION_SESSION_UPDATE_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_2: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_thought_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_3: readonly Row[] = [ROW_user_message_chunk_replayed_closes_turn, ROW_user_message_chunk_replayed_opens_turn, ROW_user_message_chunk_history_marker, ROW_user_message_chunk_replayed_ends_turn, ROW_user_message_chunk_replayed_starts_turn, ROW_user_message_chunk];
@@ -1851,23 +1851,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2656)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2659)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2662)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2665)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2668)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2671)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2674)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2677)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2680)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2684)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2687)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2690)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2693)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2696)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2699)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2702)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2705)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2708)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2661)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2664)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2667)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2670)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2673)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2676)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2679)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2682)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2685)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2689)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2692)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2695)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2698)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2701)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2704)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2707)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2710)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2713)",
   },
 };

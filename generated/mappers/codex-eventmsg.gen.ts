@@ -3,11 +3,10 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-// Mapping table mappings/codex-eventmsg.yaml: sha256 7655ea4364c1b09382047ba251bbbe3a1b6b33ca57ae5eb4b1fa5516f066e85d
+// Mapping table mappings/codex-eventmsg.yaml: sha256 eb85a5110c14deba8b182ca727dd78d8f176080e6f316fd78df96026e238e398
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
-import * as h_content from "../../mappings/helpers/content.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
 import { UNSET, add, arr, clip, concat, integerOf, joinKey, json, numberOf, objects, shellLine, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
@@ -850,7 +849,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
       command: s_tool?.command,
       cwd: s_tool?.cwd,
       files: s_tool?.files,
-      text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
+      text: (str(m.item?.text) ?? (stringOf(m.item?.content) ?? text(arr(m.item?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false))),
       query: m.item?.query,
       path: str(m.item?.saved_path),
     });
@@ -876,7 +875,7 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
     itemType: "assistant_message",
     status: "completed",
     data: m.item,
-    text: h_content.outputText(m.item?.content),
+    text: (stringOf(m.item?.content) ?? text(arr(m.item?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)),
   });
   return true;
 }
@@ -958,7 +957,7 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
       status: map_itemStatus(m.item?.status),
       title: s_itemTitle,
       data: m.item,
-      text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
+      text: (str(m.item?.text) ?? (stringOf(m.item?.content) ?? text(arr(m.item?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false))),
       command: s_tool?.command,
       cwd: s_tool?.cwd,
       exitCode: s_tool?.exitCode,
@@ -983,7 +982,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
     itemType: "assistant_message",
     status: "completed",
     data: m.item,
-    text: h_content.outputText(m.item?.content),
+    text: (stringOf(m.item?.content) ?? text(arr(m.item?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)),
   });
   return true;
 }
@@ -1039,7 +1038,7 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
       output: s_tool?.output,
       durationMs: s_tool?.durationMs,
       files: s_tool?.files,
-      text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
+      text: (str(m.item?.text) ?? (stringOf(m.item?.content) ?? text(arr(m.item?.content).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false))),
       query: m.item?.query,
       path: str(m.item?.saved_path),
     });
@@ -1419,7 +1418,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
     data: m,
     toolName: m.tool,
     input: m.arguments,
-    output: (h_content.outputText(m.content_items) ?? m.content_items),
+    output: ((stringOf(m.content_items) ?? text(arr(m.content_items).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? m.content_items),
     error: str(m.error),
     durationMs: h_codex.durationMs(m.duration),
   });

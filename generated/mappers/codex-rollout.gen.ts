@@ -2,10 +2,9 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
-// Mapping table mappings/codex-rollout.yaml: sha256 cb985b1f8f6dc7568cd40e95cca936b854ad59457dbfa87c635908250daefcdd
+// Mapping table mappings/codex-rollout.yaml: sha256 7898400d54cd17b25f140030223aecb4ed053e9577f5009944627d5bdb96cbe3
 import type { IdRef, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
-import * as h_content from "../../mappings/helpers/content.js";
 import { add, arr, clip, concat, joinKey, json, objects, shellLine, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-rollout.gen.js";
 
@@ -244,7 +243,7 @@ function r_response_item_call_output(m: View<Member<LineMessage, "type", "respon
     cx.emit("item.completed", {
       itemType: s_kind,
       data: m.payload,
-      output: (s_call?.output ?? h_content.outputText(m.payload?.output)),
+      output: (s_call?.output ?? (stringOf(m.payload?.output) ?? text(arr(m.payload?.output).map((s_part: any) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false))),
       exitCode: (s_kind === "command_execution" ? s_call?.exitCode : undefined),
       durationMs: (s_kind === "command_execution" ? s_call?.durationMs : undefined),
     });

@@ -5,8 +5,7 @@
  * nothing to say.
  */
 import { wholeFileDiff, type FileChange } from "./lib/shared.js";
-import { outputText } from "./content.js";
-import { num } from "./lib/shared.js";
+import { num, outputText } from "./lib/shared.js";
 import { localPath } from "./acp.js";
 import { json as parseJson, shellLine, str } from "../../src/normalize/row-util.js";
 

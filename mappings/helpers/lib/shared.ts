@@ -24,3 +24,18 @@ export function num(x: unknown): number | undefined {
   if (typeof x === "string" && x.trim() !== "" && Number.isFinite(Number(x))) return Number(x);
   return undefined;
 }
+
+/** Tool output as text (what an MCP result's content says): a string as is, text blocks / ACP content blocks joined, else undefined. */
+export function outputText(x: unknown): string | undefined {
+  if (typeof x === "string") return x;
+  if (!Array.isArray(x)) return undefined;
+  const parts: string[] = [];
+  for (const b of x) {
+    if (typeof b === "string") parts.push(b);
+    else if (b && typeof b === "object") {
+      const t = (b as any).type === "content" ? (b as any).content : b;
+      if (typeof t?.text === "string") parts.push(t.text);
+    }
+  }
+  return parts.length ? parts.join("\n") : undefined;
+}
