@@ -35,7 +35,7 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 a2b4fdedb9ae602b0d9755168531a861924d323e261e5008b2675c64c41419cf
+// Mapping table mappings/acp.yaml: sha256 d58b53c1a3bb66a4d9c9cff38b43f3b3ea463da0b4a802c9dac3de59586e2cd6
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
@@ -974,7 +974,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
     requestType: (map_permissionTypeKnown(m.params?.toolCall?.kind) ?? map_permissionType(cx.state("item", "toolName"))),
     detail: str(m.params?.toolCall?.title),
     args: m.params,
-    options: h_acp.acpOptions(m.params?.options),
+    options: ((objects(m.params?.options).filter((s_o: any) => (s_o?.kind === "allow_once" || s_o?.kind === "allow_always" || s_o?.kind === "reject_once" || s_o?.kind === "reject_always") && stringOf(s_o?.optionId) != null).map((s_o: any) => (true)) as any)?.[0] != null ? objects(m.params?.options).filter((s_o: any) => (s_o?.kind === "allow_once" || s_o?.kind === "allow_always" || s_o?.kind === "reject_once" || s_o?.kind === "reject_always") && stringOf(s_o?.optionId) != null).map((s_o: any) => ({ decision: s_o?.kind, providerOptionId: s_o?.optionId, label: stringOf(s_o?.name) })) : undefined),
   });
   return true;
 }
@@ -1313,7 +1313,7 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
   const s_acpPromptText = (typeOf(m.params?.prompt) === "array" ? text(m.params?.prompt, "", "blocks", false) : undefined);
-  const s_acpPromptInput = h_acp.acpPromptInput(m.params?.prompt);
+  const s_acpPromptInput = ((arr(m.params?.prompt).filter((s_b: any) => s_b?.type !== "text").map((s_b: any) => (true)) as any)?.[0] != null ? arr(m.params?.prompt).filter((s_b: any) => s_b?.type !== "text").map((s_b: any) => (s_b)) : undefined);
   cx.setVarAt(`prompting:${m.params?.sessionId}`, true);
   cx.setVarAt(`turn:${m.params?.sessionId}`, cx.id("turn"));
   cx.setVarAt(`seg:${m.params?.sessionId}`, 0);

@@ -74,22 +74,6 @@ export function acpLocationFiles(locations: unknown, kind: unknown): FileChange[
   return [...new Set(paths)].map((path) => ({ path, change }));
 }
 
-/** ACP permission options (`[{optionId, name, kind}]`) → canonical request options: the kind is the decision. */
-export function acpOptions(options: unknown): { decision: "allow_once" | "allow_always" | "reject_once" | "reject_always"; label?: string; providerOptionId: string }[] | undefined {
-  if (!Array.isArray(options)) return undefined;
-  const kinds = ["allow_once", "allow_always", "reject_once", "reject_always"] as const;
-  const out = options.filter((o) => o && typeof o.optionId === "string" && (kinds as readonly string[]).includes(o.kind))
-    .map((o) => ({ decision: o.kind, providerOptionId: o.optionId as string, ...(typeof o.name === "string" ? { label: o.name as string } : {}) }));
-  return out.length ? out : undefined;
-}
-
-/** An ACP prompt's other blocks (resource links, resources, images), as sent; undefined when it has none. */
-export function acpPromptInput(prompt: unknown): unknown[] | undefined {
-  if (!Array.isArray(prompt)) return undefined;
-  const rest = prompt.filter((b) => !(b && b.type === "text"));
-  return rest.length ? rest : undefined;
-}
-
 /** A local path: a `file://` URL's path (percent-decoded), a plain path as is. */
 export function localPath(x: unknown): string | undefined {
   if (typeof x !== "string") return undefined;
