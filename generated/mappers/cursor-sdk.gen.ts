@@ -6,10 +6,10 @@
 //   d0a080105e66cb033b104b50873fff018889b939da8c03a58108fa0c78b0c633  schemas/upstream/cursor-sdk/1.0.32/InteractionUpdate.json
 //   d66df529aa2b9d153e6751e77f286f6149f603c66413c7bf40c7b8b011225543  schemas/upstream/cursor-sdk/1.0.32/RunStreamEvent.json
 //   37a0a899f4874d7dae6eb2d6b9681e99df619a73faef5ce1f0f68e47bbe8e715  schemas/upstream/cursor-sdk/1.0.32/SDKMessage.json
-// Mapping table mappings/cursor-sdk.yaml: sha256 aa5ec05a021f52c4648c2b37aa238e4664c98cff6f0cef543428072561aee218
+// Mapping table mappings/cursor-sdk.yaml: sha256 241b1a8832f77b64c1fb62fbf2522bce42fbb657b2af91dc47cf8448589a8003
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, firstId, integerOf, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, clip, concat, firstId, integerOf, joinKey, json, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-sdk.gen.js";
 
 export type MessageMessage = U.CursorSdkMessage;
@@ -282,7 +282,7 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: h_cursor.cursorSdkToolTitle(m.name, m.args),
+      title: (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as any)?.command), "", "strings", true) ?? text(stringOf((m.args as any)?.path), "", "strings", true) ?? text(stringOf((m.args as any)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as any)?.pattern), "", "strings", true) ?? text(stringOf((m.args as any)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as any)?.query), "", "strings", true) ?? text(stringOf((m.args as any)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as any)?.url), "", "strings", true) ?? text(stringOf((m.args as any)?.toolName), "", "strings", true) ?? text(stringOf((m.args as any)?.name), "", "strings", true) ?? text(stringOf((m.args as any)?.description), "", "strings", true))) : undefined),
       data: { name: m.name, args: m.args, truncated: m.truncated },
       toolName: s_tool?.name,
       input: m.args,
@@ -309,7 +309,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
   cx.ref(ID_item_close_2, m.call_id);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.name, m.args, m.result);
-  const s_cursorSdkToolTitle = h_cursor.cursorSdkToolTitle(m.name, m.args);
+  const s_cursorSdkToolTitle = (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as any)?.command), "", "strings", true) ?? text(stringOf((m.args as any)?.path), "", "strings", true) ?? text(stringOf((m.args as any)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as any)?.pattern), "", "strings", true) ?? text(stringOf((m.args as any)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as any)?.query), "", "strings", true) ?? text(stringOf((m.args as any)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as any)?.url), "", "strings", true) ?? text(stringOf((m.args as any)?.toolName), "", "strings", true) ?? text(stringOf((m.args as any)?.name), "", "strings", true) ?? text(stringOf((m.args as any)?.description), "", "strings", true))) : undefined);
   if (!cx.wasOpen("item")) cx.setVarAt(`seg:${m.run_id}`, add(cx.varAt(`seg:${m.run_id}`), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_tool = s_cursorSdkTool;
@@ -485,7 +485,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: h_cursor.cursorSdkToolTitle(m.toolCall?.type, m.toolCall?.args),
+      title: (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as any)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.description), "", "strings", true))) : undefined),
       data: { name: m.toolCall?.type, args: m.toolCall?.args, modelCallId: m.modelCallId },
       toolName: s_tool?.name,
       input: m.toolCall?.args,
@@ -548,7 +548,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
-  const s_cursorSdkToolTitle = h_cursor.cursorSdkToolTitle(m.toolCall?.type, m.toolCall?.args);
+  const s_cursorSdkToolTitle = (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as any)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.description), "", "strings", true))) : undefined);
   if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});

@@ -121,11 +121,6 @@ function asCli(name: unknown, args: unknown, result: unknown): Record<string, un
   return { [`${name}ToolCall`]: { args: args ?? {}, ...(res === undefined ? {} : { result: res }) } };
 }
 
-/** A short title for a Cursor SDK tool call (cursorToolTitle of its cursor-agent form). */
-export function cursorSdkToolTitle(name: unknown, args: unknown): string | undefined {
-  return cursorToolTitle(asCli(name, args, undefined));
-}
-
 /**
  * Typed content of a Cursor SDK `tool_call` message (`name`, `args`, `result`): cursorTool of its cursor-agent form,
  * with the SDK's own tool name (an MCP call's `toolName`); an edit's `files` carry the result's `diffString` when it
