@@ -313,50 +313,50 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/claude-sdk.yaml:659",
     },
-    // mappings/claude-sdk.yaml:2106
+    // mappings/claude-sdk.yaml:2124
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2126",
+      at: "mappings/claude-sdk.yaml:2144",
     },
-    // mappings/claude-sdk.yaml:2228
+    // mappings/claude-sdk.yaml:2246
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2247",
+      at: "mappings/claude-sdk.yaml:2265",
     },
-    // mappings/claude-sdk.yaml:2284
+    // mappings/claude-sdk.yaml:2302
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2302",
+      at: "mappings/claude-sdk.yaml:2320",
     },
-    // mappings/claude-sdk.yaml:2421
+    // mappings/claude-sdk.yaml:2439
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2439",
+      at: "mappings/claude-sdk.yaml:2457",
     },
-    // mappings/claude-sdk.yaml:2446
+    // mappings/claude-sdk.yaml:2464
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2467",
+      at: "mappings/claude-sdk.yaml:2485",
     },
-    // mappings/claude-sdk.yaml:2474
+    // mappings/claude-sdk.yaml:2492
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2495",
+      at: "mappings/claude-sdk.yaml:2513",
     },
     // mappings/codex-app-server.yaml:1047
     "codex-app-server#command-approval-request": {

@@ -13,7 +13,7 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 8300db818639f26bec52fafc32b870d740d9574ab1dd13b733d318d4461bf1a2
+// Mapping table mappings/claude-sdk.yaml: sha256 ae967d70180e1302078e22c80188c88779c09ae21f2b19c45a30eff2b578a7e8
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
@@ -1085,7 +1085,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
+  cx.ref(ID_item_close_3, ((stringOf(m.message?.id) != null && typeOf((m as any)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as any)?.agentnormBlock) : undefined) ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined) ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.varAt(`lastBlock:${m.message?.id}`)) : undefined) ?? stringOf(m.uuid) ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
@@ -1105,12 +1105,12 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1561 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1567 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
+  cx.ref(ID_item_close_3, ((stringOf(m.message?.id) != null && typeOf((m as any)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as any)?.agentnormBlock) : undefined) ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined) ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.varAt(`lastBlock:${m.message?.id}`)) : undefined) ?? stringOf(m.uuid) ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && m.message?.content?.[0]?.thinking != null && m?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", {
@@ -1126,7 +1126,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1606 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1618 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1168,7 +1168,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1664 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1676 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1194,11 +1194,11 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1686 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1698 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
+  cx.ref(ID_item_close_3, ((stringOf(m.message?.id) != null && typeOf((m as any)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as any)?.agentnormBlock) : undefined) ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined) ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.varAt(`lastBlock:${m.message?.id}`)) : undefined) ?? stringOf(m.uuid) ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.message?.content?.[0]?.type),
@@ -1213,7 +1213,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1708 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1726 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1238,7 +1238,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1742 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1760 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1257,7 +1257,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1763 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1781 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1276,7 +1276,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1792 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1810 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1293,7 +1293,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1810 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1828 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1314,7 +1314,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1841 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1859 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1333,7 +1333,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1859 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1877 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1352,7 +1352,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1882 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1900 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1363,7 +1363,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1899 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1917 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1374,14 +1374,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1919 — message stream_event */
+/** mappings/claude-sdk.yaml:1937 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1929 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1947 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1401,7 +1401,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1963 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1981 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1416,7 +1416,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1994 — message stream_event */
+/** mappings/claude-sdk.yaml:2012 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1431,7 +1431,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2014 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:2032 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1449,7 +1449,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2045 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:2063 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1459,7 +1459,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2058 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2076 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1467,28 +1467,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2068 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2086 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2080 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2098 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2093 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2111 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2106 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2124 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1515,7 +1515,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2149 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2167 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1535,7 +1535,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2177 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2195 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1553,7 +1553,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2204 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2222 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1569,7 +1569,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2228 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2246 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1593,7 +1593,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2259 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2277 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1607,7 +1607,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2284 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2302 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1621,7 +1621,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2309 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2327 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1635,7 +1635,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2334 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2352 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, ((m.channel === "permission" ? cx.varAt(`permission`) : undefined) ?? (m.channel === "elicitation" ? cx.varAt(`elicitation`) : undefined) ?? (m.channel === "userDialog" ? cx.varAt(`userDialog`) : undefined)));
@@ -1652,7 +1652,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2365 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2383 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1669,13 +1669,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2410 — control interrupt */
+/** mappings/claude-sdk.yaml:2428 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2421 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2439 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1702,7 +1702,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2446 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2464 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1735,7 +1735,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2474 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2492 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1750,21 +1750,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2502 — wire control_request */
+/** mappings/claude-sdk.yaml:2520 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2515 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2533 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2530 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2548 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1778,7 +1778,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2555 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2573 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1792,7 +1792,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2580 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2598 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1811,7 +1811,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2605 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2623 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1825,14 +1825,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2629 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2647 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2643 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2661 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1893,51 +1893,51 @@ const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1398, run
 const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1434, run: r_assistant_after_abandoned_stream };
 const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1497, run: r_assistant_blocks };
 const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1518, run: r_assistant_text };
-const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1561, run: r_assistant_thinking };
-const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1606, run: r_assistant_tool_use };
-const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1664, run: r_assistant_server_tool_result };
-const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1686, run: r_assistant_other };
-const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1708, run: r_stream_message_start };
-const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1742, run: r_stream_message_delta };
-const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1763, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
-const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1792, run: r_stream_message_stop };
-const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1810, run: r_stream_block_start_tool };
-const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1841, run: r_stream_block_start_tool_result };
-const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 1859, run: r_stream_block_start };
-const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 1882, run: r_stream_text_delta };
-const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 1899, run: r_stream_thinking_delta };
-const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 1919, run: r_stream_input_json_delta_empty };
-const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 1929, run: r_stream_input_json_delta };
-const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 1963, run: r_stream_other_delta };
-const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 1994, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
-const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2014, run: r_stream_block_stop };
-const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2045, run: r_tool_progress };
-const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2058, run: r_tool_use_summary };
-const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2068, run: r_auth_status };
-const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2080, run: r_rate_limit_event };
-const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2093, run: r_prompt_suggestion };
-const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2106, run: r_permission_request };
-const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2149, run: r_permission_allow };
-const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2177, run: r_permission_deny_interrupt };
-const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2204, run: r_permission_deny };
-const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2228, run: r_elicitation_request };
-const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2259, run: r_elicitation_result };
-const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2284, run: r_user_dialog_request };
-const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2309, run: r_user_dialog_result };
-const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2334, run: r_answered_elsewhere };
-const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2365, run: r_step_background_completed };
-const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2410, run: r_control_interrupt };
-const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2421, run: r_wire_can_use_tool };
-const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2446, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
-const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2474, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
-const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2502, run: r_wire_interrupt };
-const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2515, run: r_wire_control_command };
-const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2530, run: r_wire_elicitation_answer };
-const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2555, run: r_wire_dialog_answer };
-const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2580, run: r_wire_permission_answer };
-const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2605, run: r_wire_control_error };
-const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2629, run: r_wire_control_result };
-const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2643, run: r_wire_cancel };
+const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1567, run: r_assistant_thinking };
+const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1618, run: r_assistant_tool_use };
+const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1676, run: r_assistant_server_tool_result };
+const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1698, run: r_assistant_other };
+const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1726, run: r_stream_message_start };
+const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1760, run: r_stream_message_delta };
+const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1781, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
+const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1810, run: r_stream_message_stop };
+const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1828, run: r_stream_block_start_tool };
+const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1859, run: r_stream_block_start_tool_result };
+const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 1877, run: r_stream_block_start };
+const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 1900, run: r_stream_text_delta };
+const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 1917, run: r_stream_thinking_delta };
+const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 1937, run: r_stream_input_json_delta_empty };
+const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 1947, run: r_stream_input_json_delta };
+const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 1981, run: r_stream_other_delta };
+const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 2012, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
+const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2032, run: r_stream_block_stop };
+const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2063, run: r_tool_progress };
+const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2076, run: r_tool_use_summary };
+const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2086, run: r_auth_status };
+const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2098, run: r_rate_limit_event };
+const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2111, run: r_prompt_suggestion };
+const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2124, run: r_permission_request };
+const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2167, run: r_permission_allow };
+const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2195, run: r_permission_deny_interrupt };
+const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2222, run: r_permission_deny };
+const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2246, run: r_elicitation_request };
+const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2277, run: r_elicitation_result };
+const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2302, run: r_user_dialog_request };
+const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2327, run: r_user_dialog_result };
+const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2352, run: r_answered_elsewhere };
+const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2383, run: r_step_background_completed };
+const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2428, run: r_control_interrupt };
+const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2439, run: r_wire_can_use_tool };
+const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2464, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
+const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2492, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
+const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2520, run: r_wire_interrupt };
+const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2533, run: r_wire_control_command };
+const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2548, run: r_wire_elicitation_answer };
+const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2573, run: r_wire_dialog_answer };
+const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2598, run: r_wire_permission_answer };
+const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2623, run: r_wire_control_error };
+const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2647, run: r_wire_control_result };
+const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2661, run: r_wire_cancel };
 const PICK_MESSAGE_SYSTEM_1: readonly Row[] = [ROW_system_init];
 const PICK_MESSAGE_SYSTEM_2: readonly Row[] = [ROW_system_status];
 const PICK_MESSAGE_SYSTEM_3: readonly Row[] = [ROW_system_compact_boundary];
@@ -2215,9 +2215,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2664)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2669)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2673)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2682)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2687)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2691)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

@@ -32,27 +32,6 @@ export function claudeBlockMessages(msg: unknown, leading?: string): Record<stri
 }
 
 /**
- * The item key of the first content block of a Claude `assistant` message (text, thinking, other non-tool blocks):
- * `<message id>:<block index>`, the key content_block_start gave the streamed block. The index is the block's position
- * when the message carries several blocks (or is the rest of one, see claudeRestOfMessage); otherwise (Claude Code 2.x
- * sends one block per message) the index of the last block the stream started for that message (`lastBlock`), else 0
- * when no stream was seen and the message has an id, else the message uuid.
- */
-export function claudeBlockKey(msg: unknown, lastBlock: unknown): string | undefined {
-  if (!msg || typeof msg !== "object") return undefined;
-  const m = msg as Record<string, any>;
-  const id = typeof m.message?.id === "string" ? m.message.id : undefined;
-  const content = Array.isArray(m.message?.content) ? m.message.content : [];
-  if (id !== undefined) {
-    if (typeof m.agentnormBlock === "number") return `${id}:${m.agentnormBlock}`;
-    if (content.length > 1) return `${id}:0`;
-    if (typeof lastBlock === "number" || typeof lastBlock === "string") return `${id}:${lastBlock}`;
-  }
-  if (typeof m.uuid === "string") return m.uuid;
-  return id !== undefined ? `${id}:0` : undefined;
-}
-
-/**
  * The files an edit tool's input describes (Claude Edit / MultiEdit / Write / NotebookEdit, opencode edit / write):
  * `file_path`|`filePath`|`path` with old/new strings or the whole new content. Undefined for other inputs.
  */
