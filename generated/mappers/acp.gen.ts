@@ -35,7 +35,7 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 d58b53c1a3bb66a4d9c9cff38b43f3b3ea463da0b4a802c9dac3de59586e2cd6
+// Mapping table mappings/acp.yaml: sha256 3e7af9b0fae68ab72b884c0ee6a8d815a185e5e471881380b9cd415ca1276d65
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
@@ -593,7 +593,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
   const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
   const s_acpLocationFiles = h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind);
-  const s_acpTerminalId = (objects(m.params?.update?.content).filter((s_c: any) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c: any) => (s_c?.terminalId)) as any)?.[0];
+  const s_terminalId = (objects(m.params?.update?.content).filter((s_c: any) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c: any) => (s_c?.terminalId)) as any)?.[0];
   cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
   cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), m.params?.update?.content));
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
@@ -613,7 +613,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? s_acpLocationFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: s_acpTerminalId,
+      terminalId: s_terminalId,
       error: str(m.params?.update?.rawOutput?.error),
     });
   }
@@ -631,7 +631,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? s_acpLocationFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: s_acpTerminalId,
+      terminalId: s_terminalId,
       error: str(m.params?.update?.rawOutput?.error),
     });
   }
@@ -647,7 +647,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   const s_argsCommand = (shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as any)?.command));
   const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
   const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
-  const s_acpTerminalId = (objects(m.params?.update?.content).filter((s_c: any) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c: any) => (s_c?.terminalId)) as any)?.[0];
+  const s_terminalId = (objects(m.params?.update?.content).filter((s_c: any) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c: any) => (s_c?.terminalId)) as any)?.[0];
   cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
   cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, (((objects(m.params?.update?.content).filter((s_c: any) => s_c?.type === "diff" && stringOf(s_c?.path) != null).map((s_c: any) => (true)) as any)?.[0] != null ? m.params?.update?.content : undefined) ?? cx.varAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
   cx.setVarAt(`permission-opened:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
@@ -666,7 +666,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: s_acpTerminalId,
+      terminalId: s_terminalId,
     });
   }
   if (cx.wasOpen("item")) {
@@ -682,7 +682,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: s_acpTerminalId,
+      terminalId: s_terminalId,
     });
   }
   return true;
@@ -1312,24 +1312,14 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
-  const s_acpPromptText = (typeOf(m.params?.prompt) === "array" ? text(m.params?.prompt, "", "blocks", false) : undefined);
-  const s_acpPromptInput = ((arr(m.params?.prompt).filter((s_b: any) => s_b?.type !== "text").map((s_b: any) => (true)) as any)?.[0] != null ? arr(m.params?.prompt).filter((s_b: any) => s_b?.type !== "text").map((s_b: any) => (s_b)) : undefined);
+  const s_promptText = (typeOf(m.params?.prompt) === "array" ? text(m.params?.prompt, "", "blocks", false) : undefined);
+  const s_promptInput = ((arr(m.params?.prompt).filter((s_b: any) => s_b?.type !== "text").map((s_b: any) => (true)) as any)?.[0] != null ? arr(m.params?.prompt).filter((s_b: any) => s_b?.type !== "text").map((s_b: any) => (s_b)) : undefined);
   cx.setVarAt(`prompting:${m.params?.sessionId}`, true);
   cx.setVarAt(`turn:${m.params?.sessionId}`, cx.id("turn"));
   cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
   cx.emit("turn.started", {});
-  cx.emit("item.started", {
-    itemType: "user_message",
-    status: "inProgress",
-    text: s_acpPromptText,
-    input: s_acpPromptInput,
-  });
-  cx.emit("item.completed", {
-    itemType: "user_message",
-    status: "completed",
-    text: s_acpPromptText,
-    input: s_acpPromptInput,
-  });
+  cx.emit("item.started", { itemType: "user_message", status: "inProgress", text: s_promptText, input: s_promptInput });
+  cx.emit("item.completed", { itemType: "user_message", status: "completed", text: s_promptText, input: s_promptInput });
   return true;
 }
 

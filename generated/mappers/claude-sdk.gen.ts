@@ -13,7 +13,7 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 ae967d70180e1302078e22c80188c88779c09ae21f2b19c45a30eff2b578a7e8
+// Mapping table mappings/claude-sdk.yaml: sha256 5272ac2c87dbbc87f1b3e6e74bc0bfc24993a88eb0dda08c95eadb4847ced4a0
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
@@ -1133,16 +1133,16 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.message?.content?.[0]?.id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  const s_claudeToolTitle = (clip((text(stringOf((m.message?.content?.[0]?.input as any)?.command), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.file_path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.notebook_path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.pattern), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.url), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.query), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.description), "", "strings", true))) ?? stringOf(m.message?.content?.[0]?.name));
+  const s_toolTitle = (clip((text(stringOf((m.message?.content?.[0]?.input as any)?.command), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.file_path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.notebook_path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.pattern), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.url), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.query), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as any)?.description), "", "strings", true))) ?? stringOf(m.message?.content?.[0]?.name));
   const s_editFiles = h_claude.editFiles(m.message?.content?.[0]?.input);
-  cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, s_claudeToolTitle);
+  cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, s_toolTitle);
   cx.setVarAt(`toolParent:${m.message?.content?.[0]?.id}`, m.parent_tool_use_id);
   if (cx.isNew("item")) {
     const s_kind = (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call"));
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_claudeToolTitle,
+      title: s_toolTitle,
       data: m.message?.content?.[0],
       toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
       input: m.message?.content?.[0]?.input,
@@ -1156,7 +1156,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
     cx.emit("item.updated", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_claudeToolTitle,
+      title: s_toolTitle,
       data: m.message?.content?.[0],
       toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
       input: m.message?.content?.[0]?.input,

@@ -6,7 +6,7 @@
 //   d0a080105e66cb033b104b50873fff018889b939da8c03a58108fa0c78b0c633  schemas/upstream/cursor-sdk/1.0.32/InteractionUpdate.json
 //   d66df529aa2b9d153e6751e77f286f6149f603c66413c7bf40c7b8b011225543  schemas/upstream/cursor-sdk/1.0.32/RunStreamEvent.json
 //   37a0a899f4874d7dae6eb2d6b9681e99df619a73faef5ce1f0f68e47bbe8e715  schemas/upstream/cursor-sdk/1.0.32/SDKMessage.json
-// Mapping table mappings/cursor-sdk.yaml: sha256 241b1a8832f77b64c1fb62fbf2522bce42fbb657b2af91dc47cf8448589a8003
+// Mapping table mappings/cursor-sdk.yaml: sha256 56f98e63a3e2127b2269ed1f5a5a2c76837c16c42cea9c7d969919f4f050764c
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { UNSET, add, arr, clip, concat, firstId, integerOf, joinKey, json, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
@@ -309,14 +309,14 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
   cx.ref(ID_item_close_2, m.call_id);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.name, m.args, m.result);
-  const s_cursorSdkToolTitle = (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as any)?.command), "", "strings", true) ?? text(stringOf((m.args as any)?.path), "", "strings", true) ?? text(stringOf((m.args as any)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as any)?.pattern), "", "strings", true) ?? text(stringOf((m.args as any)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as any)?.query), "", "strings", true) ?? text(stringOf((m.args as any)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as any)?.url), "", "strings", true) ?? text(stringOf((m.args as any)?.toolName), "", "strings", true) ?? text(stringOf((m.args as any)?.name), "", "strings", true) ?? text(stringOf((m.args as any)?.description), "", "strings", true))) : undefined);
+  const s_toolTitle = (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as any)?.command), "", "strings", true) ?? text(stringOf((m.args as any)?.path), "", "strings", true) ?? text(stringOf((m.args as any)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as any)?.pattern), "", "strings", true) ?? text(stringOf((m.args as any)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as any)?.query), "", "strings", true) ?? text(stringOf((m.args as any)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as any)?.url), "", "strings", true) ?? text(stringOf((m.args as any)?.toolName), "", "strings", true) ?? text(stringOf((m.args as any)?.name), "", "strings", true) ?? text(stringOf((m.args as any)?.description), "", "strings", true))) : undefined);
   if (!cx.wasOpen("item")) cx.setVarAt(`seg:${m.run_id}`, add(cx.varAt(`seg:${m.run_id}`), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_tool = s_cursorSdkTool;
     cx.emit("item.started", {
       itemType: map_toolKind(m.name),
       status: "inProgress",
-      title: s_cursorSdkToolTitle,
+      title: s_toolTitle,
       toolName: s_tool?.name,
       input: m.args,
     });
@@ -331,7 +331,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
     cx.emit("item.completed", {
       itemType: s_kind,
       status: (map_resultStatus(m.result?.status) ?? map_callStatus(m.status)),
-      title: s_cursorSdkToolTitle,
+      title: s_toolTitle,
       data: { name: m.name, args: m.args, result: m.result, truncated: m.truncated },
       toolName: s_tool?.name,
       input: m.args,
@@ -548,7 +548,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
-  const s_cursorSdkToolTitle = (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as any)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.description), "", "strings", true))) : undefined);
+  const s_toolTitle = (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as any)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as any)?.description), "", "strings", true))) : undefined);
   if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -559,7 +559,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_cursorSdkToolTitle,
+      title: s_toolTitle,
       toolName: s_tool?.name,
       input: m.toolCall?.args,
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
@@ -573,7 +573,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
     cx.emit("item.completed", {
       itemType: s_kind,
       status: (map_resultStatus(m.toolCall?.result?.status) ?? "completed"),
-      title: s_cursorSdkToolTitle,
+      title: s_toolTitle,
       data: { name: m.toolCall?.type, args: m.toolCall?.args, result: m.toolCall?.result, modelCallId: m.modelCallId },
       toolName: s_tool?.name,
       input: m.toolCall?.args,
