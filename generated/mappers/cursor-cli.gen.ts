@@ -2,10 +2,10 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
-// Mapping table mappings/cursor-cli.yaml: sha256 9247ee13644e51af972c9c0de30e3c0501e4fd4fcf4f19e2a9aa0c3d1914625d
+// Mapping table mappings/cursor-cli.yaml: sha256 6d8e1ef5df07c89632f9eae8598e7afe4beaee080ea95c2f453935301d5da16e
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, firstId, integerOf, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, clip, concat, firstId, integerOf, joinKey, json, objects, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
 
 export type EventMessage = U.CursorStreamJsonEvent;
@@ -250,14 +250,16 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.call_id);
   const s_cursorTool = h_cursor.cursorTool(m.tool_call);
-  const s_cursorToolTitle = h_cursor.cursorToolTitle(m.tool_call);
+  const s_toolPart = (typeOf(m.tool_call) === "array" ? (objects(m.tool_call).map((s_element: any) => (s_element)) as any)?.[0] : variantOf(m.tool_call));
+  const s_toolArgs = (typeOf((s_toolPart as any)?.args) != null ? (s_toolPart as any)?.args : (json((s_toolPart as any)?.arguments) ?? (s_toolPart as any)?.arguments));
+  const s_toolTitle = clip((text(stringOf((s_toolArgs as any)?.command), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.path), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.targetFile), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.pattern), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.globPattern), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.query), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.searchTerm), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.url), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.toolName), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.name), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.description), "", "strings", true) ?? text(stringOf((s_toolPart as any)?.name), "", "strings", true)));
   if (cx.isNew("item")) {
     const s_tool = s_cursorTool;
     const s_kind = map_toolKind(tagOf(m.tool_call));
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_cursorToolTitle,
+      title: s_toolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
@@ -277,7 +279,7 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
     cx.emit("item.updated", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_cursorToolTitle,
+      title: s_toolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
@@ -294,7 +296,7 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:350 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:352 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -325,21 +327,23 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
   return true;
 }
 
-/** mappings/cursor-cli.yaml:384 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:386 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.call_id);
   const s_cursorTool = h_cursor.cursorTool(m.tool_call);
-  const s_cursorToolTitle = h_cursor.cursorToolTitle(m.tool_call);
+  const s_toolPart = (typeOf(m.tool_call) === "array" ? (objects(m.tool_call).map((s_element: any) => (s_element)) as any)?.[0] : variantOf(m.tool_call));
+  const s_toolArgs = (typeOf((s_toolPart as any)?.args) != null ? (s_toolPart as any)?.args : (json((s_toolPart as any)?.arguments) ?? (s_toolPart as any)?.arguments));
+  const s_toolTitle = clip((text(stringOf((s_toolArgs as any)?.command), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.path), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.targetFile), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.pattern), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.globPattern), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.query), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.searchTerm), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.url), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.toolName), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.name), "", "strings", true) ?? text(stringOf((s_toolArgs as any)?.description), "", "strings", true) ?? text(stringOf((s_toolPart as any)?.name), "", "strings", true)));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_tool = s_cursorTool;
     const s_kind = map_toolKind(tagOf(m.tool_call));
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_cursorToolTitle,
+      title: s_toolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
@@ -363,7 +367,7 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
     cx.emit("item.completed", {
       itemType: s_kind,
       status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as any)?.result) ?? "(none)"), "failed"),
-      title: s_cursorToolTitle,
+      title: s_toolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
@@ -385,7 +389,7 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-cli.yaml:457 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:461 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -413,7 +417,7 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
   return true;
 }
 
-/** mappings/cursor-cli.yaml:485 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:489 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -431,7 +435,7 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/cursor-cli.yaml:517 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:521 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
@@ -463,11 +467,11 @@ const ROW_assistant_message: Row = { rule: "cursor-cli#assistant-message", line:
 const ROW_thinking_delta: Row = { rule: "cursor-cli#thinking-delta", line: 241, run: r_thinking_delta };
 const ROW_thinking_completed: Row = { rule: "cursor-cli#thinking-completed", line: 262, run: r_thinking_completed };
 const ROW_tool_call_started: Row = { rule: "cursor-cli#tool-call-started", line: 289, run: r_tool_call_started };
-const ROW_tool_call_todos_completed: Row = { rule: "cursor-cli#tool-call-todos-completed", line: 350, run: r_tool_call_todos_completed };
-const ROW_tool_call_completed: Row = { rule: "cursor-cli#tool-call-completed", line: 384, run: r_tool_call_completed };
-const ROW_tool_call_other: Row = { rule: "cursor-cli#tool-call-other", line: 457, run: r_tool_call_other };
-const ROW_result_success: Row = { rule: "cursor-cli#result-success", line: 485, run: r_result_success };
-const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 517, run: r_result_failed };
+const ROW_tool_call_todos_completed: Row = { rule: "cursor-cli#tool-call-todos-completed", line: 352, run: r_tool_call_todos_completed };
+const ROW_tool_call_completed: Row = { rule: "cursor-cli#tool-call-completed", line: 386, run: r_tool_call_completed };
+const ROW_tool_call_other: Row = { rule: "cursor-cli#tool-call-other", line: 461, run: r_tool_call_other };
+const ROW_result_success: Row = { rule: "cursor-cli#result-success", line: 489, run: r_result_success };
+const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 521, run: r_result_failed };
 const PICK_EVENT_TOOL_CALL_1: readonly Row[] = [ROW_tool_call_started, ROW_tool_call_other];
 const PICK_EVENT_TOOL_CALL_2: readonly Row[] = [ROW_tool_call_todos_completed, ROW_tool_call_completed, ROW_tool_call_other];
 const PICK_EVENT_TOOL_CALL_OTHER: readonly Row[] = [ROW_tool_call_other];
