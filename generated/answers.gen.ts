@@ -211,7 +211,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1415
+    // mappings/acp.yaml:1432
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +221,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1448",
+          at: "mappings/acp.yaml:1465",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1451",
+          at: "mappings/acp.yaml:1468",
         },
       ],
-      at: "mappings/acp.yaml:1448",
+      at: "mappings/acp.yaml:1465",
     },
-    // mappings/acp.yaml:1536
+    // mappings/acp.yaml:1555
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +242,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1551",
+          at: "mappings/acp.yaml:1570",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1554",
+          at: "mappings/acp.yaml:1573",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1556",
+          at: "mappings/acp.yaml:1575",
         },
       ],
-      at: "mappings/acp.yaml:1551",
+      at: "mappings/acp.yaml:1570",
     },
-    // mappings/acp.yaml:1625
+    // mappings/acp.yaml:1644
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -268,18 +268,18 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: h_questions.optionSelections(a.payload?.questions, a.reply?.answers, "questionId", "selectedOptionIds") }) }),
-          at: "mappings/acp.yaml:1649",
+          at: "mappings/acp.yaml:1668",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1651",
+          at: "mappings/acp.yaml:1670",
         },
       ],
-      at: "mappings/acp.yaml:1649",
+      at: "mappings/acp.yaml:1668",
     },
-    // mappings/acp.yaml:1693
+    // mappings/acp.yaml:1714
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1713",
+          at: "mappings/acp.yaml:1734",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1715",
+          at: "mappings/acp.yaml:1736",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1717",
+          at: "mappings/acp.yaml:1738",
         },
       ],
-      at: "mappings/acp.yaml:1713",
+      at: "mappings/acp.yaml:1734",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
@@ -313,66 +313,66 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/claude-sdk.yaml:659",
     },
-    // mappings/claude-sdk.yaml:2090
+    // mappings/claude-sdk.yaml:2124
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2110",
+      at: "mappings/claude-sdk.yaml:2144",
     },
-    // mappings/claude-sdk.yaml:2212
+    // mappings/claude-sdk.yaml:2246
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2231",
+      at: "mappings/claude-sdk.yaml:2265",
     },
-    // mappings/claude-sdk.yaml:2268
+    // mappings/claude-sdk.yaml:2302
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2286",
+      at: "mappings/claude-sdk.yaml:2320",
     },
-    // mappings/claude-sdk.yaml:2405
+    // mappings/claude-sdk.yaml:2439
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2423",
+      at: "mappings/claude-sdk.yaml:2457",
     },
-    // mappings/claude-sdk.yaml:2430
+    // mappings/claude-sdk.yaml:2464
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2451",
+      at: "mappings/claude-sdk.yaml:2485",
     },
-    // mappings/claude-sdk.yaml:2458
+    // mappings/claude-sdk.yaml:2492
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2479",
+      at: "mappings/claude-sdk.yaml:2513",
     },
-    // mappings/codex-app-server.yaml:1002
+    // mappings/codex-app-server.yaml:1047
     "codex-app-server#command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["command_execution_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1016",
+      at: "mappings/codex-app-server.yaml:1061",
     },
-    // mappings/codex-app-server.yaml:1022
+    // mappings/codex-app-server.yaml:1067
     "codex-app-server#file-change-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["file_change_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1036",
+      at: "mappings/codex-app-server.yaml:1081",
     },
-    // mappings/codex-app-server.yaml:1042
+    // mappings/codex-app-server.yaml:1087
     "codex-app-server#tool-request-user-input": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["tool_user_input"],
@@ -381,18 +381,18 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["result"],
           body: (a) => compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }),
-          at: "mappings/codex-app-server.yaml:1064",
+          at: "mappings/codex-app-server.yaml:1109",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ answers: {} }),
-          at: "mappings/codex-app-server.yaml:1067",
+          at: "mappings/codex-app-server.yaml:1112",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1064",
+      at: "mappings/codex-app-server.yaml:1109",
     },
-    // mappings/codex-app-server.yaml:1076
+    // mappings/codex-app-server.yaml:1121
     "codex-app-server#mcp-elicitation-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -402,30 +402,30 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1089",
+          at: "mappings/codex-app-server.yaml:1134",
         },
         {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ action: "accept", content: {} }),
-          at: "mappings/codex-app-server.yaml:1092",
+          at: "mappings/codex-app-server.yaml:1137",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/codex-app-server.yaml:1094",
+          at: "mappings/codex-app-server.yaml:1139",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/codex-app-server.yaml:1096",
+          at: "mappings/codex-app-server.yaml:1141",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1089",
+      at: "mappings/codex-app-server.yaml:1134",
     },
-    // mappings/codex-app-server.yaml:1103
+    // mappings/codex-app-server.yaml:1148
     "codex-app-server#permissions-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -434,24 +434,24 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "turn" }),
-          at: "mappings/codex-app-server.yaml:1117",
+          at: "mappings/codex-app-server.yaml:1162",
         },
         {
           decisions: ["allow_always"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "session" }),
-          at: "mappings/codex-app-server.yaml:1119",
+          at: "mappings/codex-app-server.yaml:1164",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ permissions: {} }),
-          at: "mappings/codex-app-server.yaml:1121",
+          at: "mappings/codex-app-server.yaml:1166",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1117",
+      at: "mappings/codex-app-server.yaml:1162",
     },
-    // mappings/codex-app-server.yaml:1128
+    // mappings/codex-app-server.yaml:1173
     "codex-app-server#dynamic-tool-call-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["dynamic_tool_call"],
@@ -461,24 +461,24 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1142",
+          at: "mappings/codex-app-server.yaml:1187",
         },
         {
           decisions: ["completed"],
           via: ["result"],
           body: (a) => compact({ success: true, contentItems: ((typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined) ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1145",
+          at: "mappings/codex-app-server.yaml:1190",
         },
         {
           decisions: ["failed"],
           via: ["result"],
           body: (a) => compact({ success: false, contentItems: ((typeOf(a.reply?.message) === "string" ? [compact({ type: "inputText", text: a.reply?.message })] : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1149",
+          at: "mappings/codex-app-server.yaml:1194",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1142",
+      at: "mappings/codex-app-server.yaml:1187",
     },
-    // mappings/codex-app-server.yaml:1158
+    // mappings/codex-app-server.yaml:1203
     "codex-app-server#auth-tokens-refresh-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["auth_tokens_refresh"],
@@ -488,45 +488,45 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1171",
+          at: "mappings/codex-app-server.yaml:1216",
         },
         {
           decisions: ["completed"],
           fail: { code: "incomplete_request", message: "a auth_tokens_refresh answer needs the provider's result object (reply.result)" },
-          at: "mappings/codex-app-server.yaml:1174",
+          at: "mappings/codex-app-server.yaml:1219",
         },
         {
           decisions: ["failed"],
           via: ["error"],
           body: (a) => compact({ code: -32000, message: (text(a.reply?.message, "", "strings", true) ?? "auth_tokens_refresh failed") }),
-          at: "mappings/codex-app-server.yaml:1176",
+          at: "mappings/codex-app-server.yaml:1221",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1171",
+      at: "mappings/codex-app-server.yaml:1216",
     },
-    // mappings/codex-app-server.yaml:1184
+    // mappings/codex-app-server.yaml:1229
     "codex-app-server#attestation-generate-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
       none: "the answer is an attestation token (a credential) that only the client can make",
       cases: [],
-      at: "mappings/codex-app-server.yaml:1195",
+      at: "mappings/codex-app-server.yaml:1240",
     },
-    // mappings/codex-app-server.yaml:1202
+    // mappings/codex-app-server.yaml:1247
     "codex-app-server#apply-patch-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["file_change_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1216",
+      at: "mappings/codex-app-server.yaml:1261",
     },
-    // mappings/codex-app-server.yaml:1222
+    // mappings/codex-app-server.yaml:1267
     "codex-app-server#exec-command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["command_execution_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1236",
+      at: "mappings/codex-app-server.yaml:1289",
     },
-    // mappings/codex-eventmsg.yaml:1695
+    // mappings/codex-eventmsg.yaml:1737
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -535,12 +535,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1711",
+          at: "mappings/codex-eventmsg.yaml:1761",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1711",
+      at: "mappings/codex-eventmsg.yaml:1761",
     },
-    // mappings/codex-eventmsg.yaml:1718
+    // mappings/codex-eventmsg.yaml:1768
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -549,12 +549,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1732",
+          at: "mappings/codex-eventmsg.yaml:1790",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1732",
+      at: "mappings/codex-eventmsg.yaml:1790",
     },
-    // mappings/codex-eventmsg.yaml:1740
+    // mappings/codex-eventmsg.yaml:1798
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["file_change_approval"],
@@ -563,20 +563,20 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1754",
+          at: "mappings/codex-eventmsg.yaml:1812",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1754",
+      at: "mappings/codex-eventmsg.yaml:1812",
     },
-    // mappings/codex-eventmsg.yaml:1762
+    // mappings/codex-eventmsg.yaml:1820
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1772",
+      at: "mappings/codex-eventmsg.yaml:1830",
     },
-    // mappings/codex-eventmsg.yaml:1778
+    // mappings/codex-eventmsg.yaml:1836
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
@@ -585,55 +585,55 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }) }),
-          at: "mappings/codex-eventmsg.yaml:1797",
+          at: "mappings/codex-eventmsg.yaml:1855",
         },
         {
           decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1800",
+          at: "mappings/codex-eventmsg.yaml:1858",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1797",
+      at: "mappings/codex-eventmsg.yaml:1855",
     },
-    // mappings/codex-eventmsg.yaml:1809
+    // mappings/codex-eventmsg.yaml:1867
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1819",
+      at: "mappings/codex-eventmsg.yaml:1877",
     },
-    // mappings/codex-eventmsg.yaml:2102
+    // mappings/codex-eventmsg.yaml:2176
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2121",
+      at: "mappings/codex-eventmsg.yaml:2195",
     },
-    // mappings/opencode.yaml:970
+    // mappings/opencode.yaml:976
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:985",
+      at: "mappings/opencode.yaml:991",
     },
-    // mappings/opencode.yaml:994
+    // mappings/opencode.yaml:1000
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1009",
+      at: "mappings/opencode.yaml:1015",
     },
-    // mappings/opencode.yaml:1015
+    // mappings/opencode.yaml:1021
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1029",
+      at: "mappings/opencode.yaml:1035",
     },
-    // mappings/opencode.yaml:1077
+    // mappings/opencode.yaml:1083
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -642,16 +642,16 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: h_questions.labelLists(a.payload?.questions, a.reply?.answers) }) }),
-          at: "mappings/opencode.yaml:1103",
+          at: "mappings/opencode.yaml:1109",
         },
         {
           decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1105",
+          at: "mappings/opencode.yaml:1111",
         },
       ],
-      at: "mappings/opencode.yaml:1103",
+      at: "mappings/opencode.yaml:1109",
     },
   },
 };

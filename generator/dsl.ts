@@ -11,7 +11,8 @@ export type Path = string;
 /**
  * A value expression: a `$path` string, a literal (`$$x` is the literal `$x`), an object or array of expressions, or
  * one operator object: `$map`, `$first`, `$state`, `$id`, `$var`, `$join`, `$literal`, `$str`, `$string`, `$number`,
- * `$text`, `$tag`, `$variant`, `$get`, `$json`, `$concat`, `$add`, `$list`, `$uri`, `$numeric`, `$merge`, `$type`,
+ * `$integer`, `$clip`, `$shell`, `$text`, `$tag`, `$variant`, `$get`, `$json`, `$concat`, `$add`, `$list`, `$uri`, `$numeric`,
+ * `$merge`, `$type`,
  * `$if` (the lazy conditional: `{ $if: CONDITIONS, then: EXPR, else: EXPR }`), or `$helper` (provider data
  * extraction in mappings/helpers/). `$NAME` reads a named value (`let:`) or an each variable.
  */

@@ -10,7 +10,7 @@ import type { Cond, Expr, TableIR } from "./ir.ts";
 /** The row-util function of each operator an answer may use. */
 const UTIL: Partial<Record<Expr["k"], string>> = {
   join: "joinKey", str: "str", text: "text", tag: "tagOf", variant: "variantOf", json: "json", concat: "concat", add: "add",
-  list: "objects", merge: "merge", numeric: "numeric", type: "typeOf", uri: "uri",
+  list: "objects", merge: "merge", numeric: "numeric", type: "typeOf", uri: "uri", integer: "integerOf", clip: "clip", shell: "shellLine",
 };
 
 /** A literal as code (lists with a space after each comma). */
@@ -73,7 +73,7 @@ export function emitAnswers(tables: TableIR[], header: string): string {
     }
   }
   const kinds = new Set(exprs.map((e) => e.k));
-  const utils = ["compact", ...Object.entries(UTIL).filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f!)].sort((a, b) => a.localeCompare(b));
+  const utils = ["compact", ...Object.entries(UTIL).filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f!), ...(exprs.some((e) => e.k === "list" && e.all) ? ["arr"] : [])].sort((a, b) => a.localeCompare(b));
   const modules = [...new Set(exprs.flatMap((e) => (e.k === "helper" && e.module ? [e.module] : [])))].sort();
   return `${header}
 import type { AnswerCaseData, AnswerTables } from "../src/answer/answer-table.js";

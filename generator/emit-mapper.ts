@@ -237,12 +237,18 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       return `numberOf(${exprCode(e.of, scope)})`;
     case "string":
       return `stringOf(${exprCode(e.of, scope)})`;
+    case "integer":
+      return `integerOf(${exprCode(e.of, scope)})`;
+    case "clip":
+      return `clip(${exprCode(e.of, scope)})`;
+    case "shell":
+      return `shellLine(${exprCode(e.of, scope)})`;
     case "if":
       return `(${e.cond.map((c) => condCode(c, scope)).join(" && ") || "true"} ? ${exprCode(e.then, scope)} : ${e.else ? exprCode(e.else, scope) : "undefined"})`;
     case "list": {
       const inner = new Set(scope).add(e.as);
       const where = e.where.length ? `.filter((s_${e.as}) => ${e.where.map((c) => condCode(c, inner)).join(" && ")})` : "";
-      return `objects(${exprCode(e.of, scope)})${where}.map((s_${e.as}) => (${exprCode(e.to, inner)}))`;
+      return `${e.all ? "elements" : "objects"}(${exprCode(e.of, scope)})${where}.map((s_${e.as}) => (${exprCode(e.to, inner)}))`;
     }
   }
 }
@@ -435,8 +441,8 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   // (UNSET joins once the rows are written, when one of them reuses a variable lookup)
   // (the operators most tables never use are imported only by the tables that do)
   const kinds = new Set(tableExprs(t).map((e) => e.k));
-  const rare: [string, string][] = [["merge", "merge"], ["number", "numberOf"], ["numeric", "numeric"], ["string", "stringOf"], ["type", "typeOf"], ["uri", "uri"]];
-  const utilImports: (string | { name: string; isTypeOnly: true })[] = ["add", "arr", "concat", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), ...(t.sessions ? ["firstId"] : []), ...(t.sessions?.children.some((p) => p.each) ? ["allIds", "eachId"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
+  const rare: [string, string][] = [["clip", "clip"], ["integer", "integerOf"], ["merge", "merge"], ["number", "numberOf"], ["numeric", "numeric"], ["shell", "shellLine"], ["string", "stringOf"], ["type", "typeOf"], ["uri", "uri"]];
+  const utilImports: (string | { name: string; isTypeOnly: true })[] = ["add", "arr", "concat", "elements", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), ...(t.sessions ? ["firstId"] : []), ...(t.sessions?.children.some((p) => p.each) ? ["allIds", "eachId"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
   sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: utilImports });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
   // (an ignore entry's `when` reads the session variables through the record of slots)

@@ -59,8 +59,8 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
       const allowed: Record<string, string[]> = {
         $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"], $var: ["$var"], $join: ["$join"], $id: ["$id"],
         $str: ["$str"], $text: ["$text", "join", "items", "skipEmpty"], $tag: ["$tag"], $variant: ["$variant"], $get: ["$get", "path"], $json: ["$json"], $concat: ["$concat"], $add: ["$add"],
-        $list: ["$list", "as", "to", "where"], $uri: ["$uri"], $numeric: ["$numeric"], $type: ["$type"], $merge: ["$merge"],
-        $if: ["$if", "then", "else"], $number: ["$number"], $string: ["$string"],
+        $list: ["$list", "as", "to", "where", "all"], $uri: ["$uri"], $numeric: ["$numeric"], $type: ["$type"], $merge: ["$merge"],
+        $if: ["$if", "then", "else"], $number: ["$number"], $string: ["$string"], $integer: ["$integer"], $clip: ["$clip"], $shell: ["$shell"],
       };
       if (special.length > 1 || !allowed[op]) {
         ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use ${Object.keys(allowed).join(", ")}`));
@@ -112,8 +112,8 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
         }
         case "$str": case "$tag": case "$variant": case "$json":
           return { k: op.slice(1) as "str" | "tag" | "variant" | "json", of: rec(o[op], [...path, op]) };
-        case "$uri": case "$numeric": case "$type": case "$number": case "$string":
-          return { k: op.slice(1) as "uri" | "numeric" | "type" | "number" | "string", of: rec(o[op], [...path, op]) };
+        case "$uri": case "$numeric": case "$type": case "$number": case "$string": case "$integer": case "$clip": case "$shell":
+          return { k: op.slice(1) as "uri" | "numeric" | "type" | "number" | "string" | "integer" | "clip" | "shell", of: rec(o[op], [...path, op]) };
         case "$if": {
           // The lazy conditional: CONDITIONS (the one grammar; `$name` keys test named values), then / else.
           if (!o.$if || typeof o.$if !== "object" || Array.isArray(o.$if) || !Object.keys(o.$if).length) ds.push(src.diag([...path, "$if"], "E246", `$if takes conditions (an object of tests, as in a step's "if")`));
@@ -158,7 +158,8 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
             subject: (key, p) => ({ expr: elementPath(key, [...p]) }),
             value: (x, vp) => sub(x, vp),
           });
-          return { k: "list", of, as: String(o.as), to: sub(o.to, [...path, "to"]), where };
+          if (o.all !== undefined && typeof o.all !== "boolean") ds.push(src.diag([...path, "all"], "E237", `$list "all" is true or false (every element, or only the objects)`));
+          return { k: "list", of, as: String(o.as), to: sub(o.to, [...path, "to"]), where, ...(o.all === true ? { all: true } : {}) };
         }
         default:
           return { k: "lit", v: o.$literal };

@@ -35,12 +35,16 @@ export type Expr =
   | { k: "numeric"; of: Expr }
   | { k: "type"; of: Expr }
   | { k: "merge"; items: Expr[] }
-  | { k: "list"; of: Expr; as: string; to: Expr; where: Cond[] }
+  | { k: "list"; of: Expr; as: string; to: Expr; where: Cond[]; all?: boolean }
   /** The lazy conditional: `then` when every condition holds, else `else` (only the taken branch is evaluated). */
   | { k: "if"; cond: Cond[]; then: Expr; else?: Expr }
   /** Typed reads: a finite number (or a string holding one); a string. */
   | { k: "number"; of: Expr }
-  | { k: "string"; of: Expr };
+  | { k: "string"; of: Expr }
+  /** An integer (a finite number or a string holding one, whole); a string clipped to a title's length; a command as one shell line. */
+  | { k: "integer"; of: Expr }
+  | { k: "clip"; of: Expr }
+  | { k: "shell"; of: Expr };
 
 /** A named value (`let:` of a row or a step): computed once where it is declared, read as `$name`. */
 export interface LetIR { name: string; value: Expr }
@@ -178,7 +182,7 @@ export function subExprs(e: Expr): Expr[] {
     case "first": case "arr": case "join": case "concat": case "add": case "merge": return e.items;
     case "var": return e.key;
     case "obj": return e.entries.map(([, x]) => x);
-    case "str": case "text": case "tag": case "variant": case "get": case "json": case "uri": case "numeric": case "type": case "number": case "string": return [e.of];
+    case "str": case "text": case "tag": case "variant": case "get": case "json": case "uri": case "numeric": case "type": case "number": case "string": case "integer": case "clip": case "shell": return [e.of];
     case "if": return [...condExprs(e.cond), e.then, ...(e.else ? [e.else] : [])];
     case "list": return [e.of, e.to, ...e.where.flatMap((c) => (c.k === "state" ? [] : [c.path]))];
     default: return [];

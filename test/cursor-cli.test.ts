@@ -13,7 +13,6 @@ import { fileURLToPath } from "node:url";
 import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { cursorToolTitle } from "../mappings/helpers/cursor.js";
 import { devFolder } from "./support/dev-recordings.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -113,12 +112,20 @@ describe("cursor-cli: --stream-partial-output", () => {
   }
 });
 
-describe("cursor-cli: helpers", () => {
-  const tc = { shellToolCall: { args: { command: "ls -la" }, result: { success: { exitCode: 0 } } } };
-  it("cursorToolTitle: the command, path or pattern, or the function tool's name", () => {
-    expect(cursorToolTitle(tc)).toBe("ls -la");
-    expect(cursorToolTitle({ globToolCall: { args: { globPattern: "**/*.ts" } } })).toBe("**/*.ts");
-    expect(cursorToolTitle({ function: { name: "do_it", arguments: "{}" } })).toBe("do_it");
+describe("cursor-cli: tool titles", () => {
+  const titleOf = (tool_call: unknown): unknown => {
+    const n = createNormalizer({ surface: "cursor-cli", ids: counterIds(), clock: steppingClock() });
+    const started = n.push({ type: "tool_call", subtype: "started", call_id: "c1", tool_call, session_id: S, model_call_id: "m1", timestamp_ms: 5 }).find((e) => e.type === "item.started");
+    expect(started).toBeDefined();
+    return (started!.payload as { title?: unknown }).title;
+  };
+  it("a tool call's title: the command, path or pattern, or the function tool's name; clipped to 160 characters", () => {
+    expect(titleOf({ shellToolCall: { args: { command: "ls -la" }, result: { success: { exitCode: 0 } } } })).toBe("ls -la");
+    expect(titleOf({ globToolCall: { args: { globPattern: "**/*.ts" } } })).toBe("**/*.ts");
+    expect(titleOf({ function: { name: "do_it", arguments: "{}" } })).toBe("do_it");
+    expect(titleOf({ function: { name: "do_it", arguments: '{"path": "a.ts"}' } })).toBe("a.ts");
+    expect(titleOf({ readToolCall: { args: { path: "", targetFile: "b.ts" } } })).toBe("b.ts");
+    expect(titleOf({ shellToolCall: { args: { command: "x".repeat(200) } } })).toBe("x".repeat(159) + "…");
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeChunk, itemTitle } from "../mappings/helpers/codex.js";
+import { decodeChunk } from "../mappings/helpers/codex.js";
 import { add, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../src/normalize/row-util.js";
 
 describe("codex helpers", () => {
@@ -10,13 +10,6 @@ describe("codex helpers", () => {
     expect(decodeChunk([300])).toBeUndefined();
     expect(decodeChunk(42)).toBeUndefined();
     expect(decodeChunk(Buffer.from([0xff, 0x41]).toString("base64"))).toBe("\uFFFDA");
-  });
-  it("itemTitle", () => {
-    expect(itemTitle({ command: ["bash", "-lc", "ls"] })).toBe("bash -lc ls");
-    // argv is shown as the shell line Codex streams live for the same command (quoted where needed)
-    expect(itemTitle({ command: ["/bin/bash", "-lc", "cat missing.txt"] })).toBe("/bin/bash -lc 'cat missing.txt'");
-    expect(itemTitle({ command: ["sh", "-c", "echo 'hi'", ""] })).toBe(`sh -c 'echo '"'"'hi'"'"'' ''`);
-    expect(itemTitle({ changes: [{ path: "a.ts" }, { path: "b.ts" }] })).toBe("a.ts, b.ts");
   });
 });
 

@@ -35,15 +35,14 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 5c66edcfe5ed95792610849918e99cdb30ed91678fc4d5cd3bc3b7ab86f057cc
+// Mapping table mappings/acp.yaml: sha256 3e7af9b0fae68ab72b884c0ee6a8d815a185e5e471881380b9cd415ca1276d65
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
-import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, numberOf, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, elements, firstId, integerOf, joinKey, json, type JsonView, numberOf, objects, shellLine, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
 
 export type Notification = U.AcpAgentNotificationMessage;
@@ -361,14 +360,17 @@ function r_agent_chunk_empty(m: View<Member<Notification, "method", "session/upd
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.content?.text === "")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
-  if (m.params?.update?._meta?.usage != null) cx.emit("thread.token-usage.updated", {
-    usage: m.params?.update?._meta?.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.params?.update?._meta?.usage?.inputTokens, outputTokens: m.params?.update?._meta?.usage?.outputTokens, cachedInputTokens: m.params?.update?._meta?.usage?.cachedReadTokens, reasoningTokens: m.params?.update?._meta?.usage?.thoughtTokens, totalTokens: m.params?.update?._meta?.usage?.totalTokens }),
-  });
+  if (m.params?.update?._meta?.usage != null) {
+    const s_counts = { inputTokens: integerOf(m.params?.update?._meta?.usage?.inputTokens), outputTokens: integerOf(m.params?.update?._meta?.usage?.outputTokens), cachedInputTokens: integerOf(m.params?.update?._meta?.usage?.cachedReadTokens), reasoningTokens: integerOf(m.params?.update?._meta?.usage?.thoughtTokens), totalTokens: integerOf(m.params?.update?._meta?.usage?.totalTokens) };
+    cx.emit("thread.token-usage.updated", {
+      usage: m.params?.update?._meta?.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:286 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
+/** mappings/acp.yaml:288 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
 function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && cx.vars.prompting.get(m.params?.sessionId) == null && cx.vars["replay-turn"].get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -385,7 +387,7 @@ function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:348 — notification session/update → item.started, content.delta, item.completed */
+/** mappings/acp.yaml:350 — notification session/update → item.started, content.delta, item.completed */
 function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -400,7 +402,7 @@ function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:385 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:387 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -411,7 +413,7 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:426 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:428 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -422,7 +424,7 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:457 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:459 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -438,7 +440,7 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:487 — notification session/update → turn.completed */
+/** mappings/acp.yaml:489 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.vars.loading.get(m.params?.sessionId) === true && cx.vars["replayed-user"].get(`${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -451,7 +453,7 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:527 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:529 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.vars.loading.get(m.params?.sessionId) === true && cx.vars["replayed-turn"].get(`${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -463,34 +465,40 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   cx.setVarIn(cx.vars.seg, m.params?.sessionId, 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", {
-    itemType: "user_message",
-    status: "completed",
-    title: (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
-    detail: (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
-    data: m.params?.update,
-  });
+  {
+    const s_prompt = (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text));
+    cx.emit("item.completed", {
+      itemType: "user_message",
+      status: "completed",
+      title: s_prompt,
+      detail: s_prompt,
+      data: m.params?.update,
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:572 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:576 — notification session/update → item.started, item.completed */
 function r_user_message_chunk_history_marker(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", {
-    itemType: "user_message",
-    status: "completed",
-    title: ((map_historyMarker(m.params?.update?.content?.text) === "local-command-output" ? h_claude.claudeLocalCommandText(m.params?.update?.content?.text) : undefined) ?? str(m.params?.update?.content?.text)),
-    detail: ((map_historyMarker(m.params?.update?.content?.text) === "local-command-output" ? h_claude.claudeLocalCommandText(m.params?.update?.content?.text) : undefined) ?? str(m.params?.update?.content?.text)),
-    data: { update: m.params?.update, historyMarker: map_historyMarker(m.params?.update?.content?.text) },
-  });
+  {
+    const s_said = ((map_historyMarker(m.params?.update?.content?.text) === "local-command-output" ? h_claude.claudeLocalCommandText(m.params?.update?.content?.text) : undefined) ?? str(m.params?.update?.content?.text));
+    cx.emit("item.completed", {
+      itemType: "user_message",
+      status: "completed",
+      title: s_said,
+      detail: s_said,
+      data: { update: m.params?.update, historyMarker: map_historyMarker(m.params?.update?.content?.text) },
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:615 — notification session/update → turn.completed */
+/** mappings/acp.yaml:621 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null && cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -502,7 +510,7 @@ function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:646 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:652 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -513,17 +521,20 @@ function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, 
   cx.setVarIn(cx.vars.seg, m.params?.sessionId, 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", {
-    itemType: "user_message",
-    status: "completed",
-    title: (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
-    detail: (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
-    data: m.params?.update,
-  });
+  {
+    const s_prompt = (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text));
+    cx.emit("item.completed", {
+      itemType: "user_message",
+      status: "completed",
+      title: s_prompt,
+      detail: s_prompt,
+      data: m.params?.update,
+    });
+  }
   return true;
 }
 
-/** mappings/acp.yaml:697 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:705 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -540,7 +551,7 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:733 — notification session/update → turn.diff.updated, item.started */
+/** mappings/acp.yaml:741 — notification session/update → turn.diff.updated, item.started */
 function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.vars.prompting.get(m.params?.sessionId) == null && cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -561,28 +572,28 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
       data: m.params?.update,
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      output: ((stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      terminalId: objects(m.params?.update?.content).filter((s_c) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c) => (s_c?.terminalId))?.[0],
     });
   }
   return true;
 }
 
-/** mappings/acp.yaml:793 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:801 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  const s_outputText = h_content.outputText(m.params?.update?.content);
-  const s_argsCommand = h_codex.argsCommand(m.params?.update?.rawInput);
+  const s_outputText = (stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false));
+  const s_argsCommand = (shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command));
   const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
   const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
   const s_acpLocationFiles = h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind);
-  const s_acpTerminalId = h_acp.acpTerminalId(m.params?.update?.content);
+  const s_terminalId = objects(m.params?.update?.content).filter((s_c) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c) => (s_c?.terminalId))?.[0];
   cx.setVarIn(cx.vars.seg, m.params?.sessionId, add(cx.vars.seg.get(m.params?.sessionId), 1));
   cx.setVarIn(cx.vars["turn-diff"], (cx.id("turn") ?? "none"), h_acp.acpUnifiedDiff(cx.vars["turn-diff"].get((cx.id("turn") ?? "none")), m.params?.update?.content));
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
@@ -602,7 +613,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? s_acpLocationFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: s_acpTerminalId,
+      terminalId: s_terminalId,
       error: str(m.params?.update?.rawOutput?.error),
     });
   }
@@ -620,25 +631,25 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? s_acpLocationFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: s_acpTerminalId,
+      terminalId: s_terminalId,
       error: str(m.params?.update?.rawOutput?.error),
     });
   }
   return true;
 }
 
-/** mappings/acp.yaml:876 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:889 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
-  const s_argsCommand = h_codex.argsCommand(m.params?.update?.rawInput);
+  const s_argsCommand = (shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command));
   const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
   const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
-  const s_acpTerminalId = h_acp.acpTerminalId(m.params?.update?.content);
+  const s_terminalId = objects(m.params?.update?.content).filter((s_c) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c) => (s_c?.terminalId))?.[0];
   cx.setVarIn(cx.vars.seg, m.params?.sessionId, add(cx.vars.seg.get(m.params?.sessionId), 1));
-  cx.setVarIn(cx.vars["tool-diff"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.vars["tool-diff"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
+  cx.setVarIn(cx.vars["tool-diff"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, ((objects(m.params?.update?.content).filter((s_c) => s_c?.type === "diff" && stringOf(s_c?.path) != null).map((s_c) => (true))?.[0] != null ? m.params?.update?.content : undefined) ?? cx.vars["tool-diff"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
   cx.setVarIn(cx.vars["permission-opened"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
   cx.setVarIn(cx.vars["tool-type"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, map_toolKind(m.params?.update?.kind));
   if (cx.isNew("item")) {
@@ -650,12 +661,12 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
       data: m.params?.update,
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      output: ((stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
       command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: s_acpTerminalId,
+      terminalId: s_terminalId,
     });
   }
   if (cx.wasOpen("item")) {
@@ -671,19 +682,19 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: s_acpTerminalId,
+      terminalId: s_terminalId,
     });
   }
   return true;
 }
 
-/** mappings/acp.yaml:948 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:965 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  if (!cx.isStale("item")) cx.setVar("call-diff", (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.vars["tool-diff"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
+  if (!cx.isStale("item")) cx.setVar("call-diff", ((objects(m.params?.update?.content).filter((s_c) => s_c?.type === "diff" && stringOf(s_c?.path) != null).map((s_c) => (true))?.[0] != null ? m.params?.update?.content : undefined) ?? cx.vars["tool-diff"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
   if (!cx.isStale("item")) cx.setVarIn(cx.vars["turn-diff"], (cx.id("turn") ?? "none"), h_acp.acpUnifiedDiff(cx.vars["turn-diff"].get((cx.id("turn") ?? "none")), cx.vars["call-diff"]));
   if (!cx.isStale("item") && cx.vars["call-diff"] != null) cx.emit("turn.diff.updated", {
     unifiedDiff: (stringOf(cx.vars["turn-diff"].get((cx.id("turn") ?? "none"))) ?? ""),
@@ -703,18 +714,18 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      output: ((stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      terminalId: objects(m.params?.update?.content).filter((s_c) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c) => (s_c?.terminalId))?.[0],
     });
   }
   return true;
 }
 
-/** mappings/acp.yaml:1065 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:1082 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -734,19 +745,19 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      output: ((stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      terminalId: objects(m.params?.update?.content).filter((s_c) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c) => (s_c?.terminalId))?.[0],
       error: str(m.params?.update?.rawOutput?.error),
     });
   }
   return true;
 }
 
-/** mappings/acp.yaml:1104 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:1121 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -766,18 +777,18 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.update?.rawInput) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      output: ((stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+      command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
-      terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+      terminalId: objects(m.params?.update?.content).filter((s_c) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c) => (s_c?.terminalId))?.[0],
     });
   }
   return true;
 }
 
-/** mappings/acp.yaml:1151 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:1168 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -788,7 +799,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:1167 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1184 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -800,7 +811,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1190 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1207 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.vars["replay-turn"].get(m.params?.sessionId) != null && cx.vars.loading.get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -814,7 +825,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1219 — notification session/update → session.configured */
+/** mappings/acp.yaml:1236 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -824,7 +835,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1234 — notification session/update → session.configured */
+/** mappings/acp.yaml:1251 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -835,7 +846,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1250 — notification session/update → session.configured */
+/** mappings/acp.yaml:1267 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -845,7 +856,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1265 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1282 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -856,7 +867,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1281 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1298 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -865,7 +876,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1300 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1317 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -874,7 +885,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1319 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1336 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -889,7 +900,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1345 — notification session/update → item.completed */
+/** mappings/acp.yaml:1362 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -904,7 +915,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1366 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1383 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -923,7 +934,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1391 — notification session/update → content.delta */
+/** mappings/acp.yaml:1408 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -936,7 +947,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1415 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1432 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -954,7 +965,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
       data: m.params?.toolCall,
       toolName: m.params?.toolCall?.kind,
       input: m.params?.toolCall?.rawInput,
-      command: (s_kind === "command_execution" ? (h_codex.argsCommand(m.params?.toolCall?.rawInput) ?? (m.params?.toolCall?.rawInput == null && map_executeToolLabel(m.params?.toolCall?.title) == null ? str(m.params?.toolCall?.title) : undefined)) : undefined),
+      command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.toolCall?.rawInput) ?? m.params?.toolCall?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.toolCall?.rawInput) ?? m.params?.toolCall?.rawInput) as JsonView)?.command)) ?? (m.params?.toolCall?.rawInput == null && map_executeToolLabel(m.params?.toolCall?.title) == null ? str(m.params?.toolCall?.title) : undefined)) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput) ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind)) : undefined),
     });
   }
@@ -962,12 +973,12 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
     requestType: (map_permissionTypeKnown(m.params?.toolCall?.kind) ?? map_permissionType(cx.state("item", "toolName"))),
     detail: str(m.params?.toolCall?.title),
     args: m.params,
-    options: h_acp.acpOptions(m.params?.options),
+    options: (objects(m.params?.options).filter((s_o) => (s_o?.kind === "allow_once" || s_o?.kind === "allow_always" || s_o?.kind === "reject_once" || s_o?.kind === "reject_always") && stringOf(s_o?.optionId) != null).map((s_o) => (true))?.[0] != null ? objects(m.params?.options).filter((s_o) => (s_o?.kind === "allow_once" || s_o?.kind === "allow_always" || s_o?.kind === "reject_once" || s_o?.kind === "reject_always") && stringOf(s_o?.optionId) != null).map((s_o) => ({ decision: s_o?.kind, providerOptionId: s_o?.optionId, label: stringOf(s_o?.name) })) : undefined),
   });
   return true;
 }
 
-/** mappings/acp.yaml:1468 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1485 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.result != null && cx.vars["permission-opened"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))))) != null)) return false;
@@ -975,21 +986,22 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, cx.request?.params?.toolCall?.toolCallId);
   cx.ref(ID_request_close, m.id);
+  const s_decided = map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))));
   cx.setVarIn(cx.vars["permission-opened"], `${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id))))),
+    decision: s_decided,
     resolution: m.result,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? stringOf(cx.vars["tool-type"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`)) ?? "dynamic_tool_call"),
     status: "declined",
-    detail: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id))))),
+    detail: s_decided,
   });
   return true;
 }
 
-/** mappings/acp.yaml:1507 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1526 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1003,7 +1015,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1536 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1555 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -1011,7 +1023,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1564 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1583 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -1024,7 +1036,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1589 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1608 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -1037,7 +1049,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1625 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1644 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1054,26 +1066,24 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1660 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1679 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_item_use_5, cx.request?.params?.toolCallId);
   cx.ref(ID_request_close, m.id);
+  const s_chosen = h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds");
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_elicitationDecision(m.result?.outcome?.outcome),
-    answers: h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds"),
+    answers: s_chosen,
     resolution: m.result,
   });
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
-    answers: h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds"),
-    data: m.result?.outcome,
-  });
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: s_chosen, data: m.result?.outcome });
   return true;
 }
 
-/** mappings/acp.yaml:1693 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1714 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1092,7 +1102,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1725 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1746 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1106,7 +1116,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1747 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1768 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1117,7 +1127,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1769 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1790 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1138,7 +1148,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1801 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1822 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1156,7 +1166,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1830 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1851 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1177,14 +1187,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1859 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:1880 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:1872 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:1893 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1198,7 +1208,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:1886 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:1907 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1208,7 +1218,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:1903 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1924 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1219,7 +1229,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1927 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:1948 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1228,7 +1238,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1953 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1974 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1237,7 +1247,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1968 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:1989 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1246,7 +1256,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1981 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2002 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1256,7 +1266,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1997 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2018 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1265,7 +1275,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2010 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2031 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1275,7 +1285,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2026 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2047 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1284,7 +1294,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2041 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2062 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1296,45 +1306,35 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2069 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2090 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
-  const s_acpPromptText = h_acp.acpPromptText(m.params?.prompt);
-  const s_acpPromptInput = h_acp.acpPromptInput(m.params?.prompt);
+  const s_promptText = (typeOf(m.params?.prompt) === "array" ? text(m.params?.prompt, "", "blocks", false) : undefined);
+  const s_promptInput = (elements(m.params?.prompt).filter((s_b) => s_b?.type !== "text").map((s_b) => (true))?.[0] != null ? elements(m.params?.prompt).filter((s_b) => s_b?.type !== "text").map((s_b) => (s_b)) : undefined);
   cx.setVarIn(cx.vars.prompting, m.params?.sessionId, true);
   cx.setVarIn(cx.vars.turn, m.params?.sessionId, cx.id("turn"));
   cx.setVarIn(cx.vars.seg, m.params?.sessionId, 0);
   cx.emit("turn.started", {});
-  cx.emit("item.started", {
-    itemType: "user_message",
-    status: "inProgress",
-    text: s_acpPromptText,
-    input: s_acpPromptInput,
-  });
-  cx.emit("item.completed", {
-    itemType: "user_message",
-    status: "completed",
-    text: s_acpPromptText,
-    input: s_acpPromptInput,
-  });
+  cx.emit("item.started", { itemType: "user_message", status: "inProgress", text: s_promptText, input: s_promptInput });
+  cx.emit("item.completed", { itemType: "user_message", status: "completed", text: s_promptText, input: s_promptInput });
   return true;
 }
 
-/** mappings/acp.yaml:2113 — clientRequest session/load */
+/** mappings/acp.yaml:2134 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.loading, m.params?.sessionId, true);
   return true;
 }
 
-/** mappings/acp.yaml:2128 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2149 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2141 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2162 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1345,7 +1345,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2160 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2181 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1353,7 +1353,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2179 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2200 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1371,7 +1371,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2204 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2225 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1385,7 +1385,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2223 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2244 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1393,13 +1393,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2245 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2266 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2258 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2279 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1420,7 +1420,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2299 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2320 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1440,7 +1440,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2331 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2352 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1448,14 +1448,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2350 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2371 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2365 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2386 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1481,7 +1481,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2419 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2440 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1494,7 +1494,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2454 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2475 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1502,7 +1502,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2472 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2493 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1513,7 +1513,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2490 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2511 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1524,7 +1524,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2508 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2529 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1534,7 +1534,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2525 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2546 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1546,7 +1546,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2553 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2574 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1556,14 +1556,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2606 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2627 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2622 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2643 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1572,85 +1572,85 @@ function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): bool
 
 // the rows, each once (a row of several methods is in each method's list)
 const ROW_agent_chunk_empty: Row = { rule: "acp#agent-chunk-empty", line: 260, run: r_agent_chunk_empty };
-const ROW_agent_chunk_outside_turn: Row = { rule: "acp#agent-chunk-outside-turn", line: 286, run: r_agent_chunk_outside_turn };
-const ROW_agent_chunk_replayed: Row = { rule: "acp#agent-chunk-replayed", line: 348, run: r_agent_chunk_replayed };
-const ROW_agent_message_chunk: Row = { rule: "acp#agent-message-chunk", line: 385, run: r_agent_message_chunk };
-const ROW_agent_thought_chunk: Row = { rule: "acp#agent-thought-chunk", line: 426, run: r_agent_thought_chunk };
-const ROW_agent_content_chunk_other: Row = { rule: "acp#agent-content-chunk-other", line: 457, run: r_agent_content_chunk_other };
-const ROW_user_message_chunk_replayed_closes_turn: Row = { rule: "acp#user-message-chunk-replayed-closes-turn", line: 487, run: r_user_message_chunk_replayed_closes_turn };
-const ROW_user_message_chunk_replayed_opens_turn: Row = { rule: "acp#user-message-chunk-replayed-opens-turn", line: 527, run: r_user_message_chunk_replayed_opens_turn };
-const ROW_user_message_chunk_history_marker: Row = { rule: "acp#user-message-chunk-history-marker", line: 572, run: r_user_message_chunk_history_marker };
-const ROW_user_message_chunk_replayed_ends_turn: Row = { rule: "acp#user-message-chunk-replayed-ends-turn", line: 615, run: r_user_message_chunk_replayed_ends_turn };
-const ROW_user_message_chunk_replayed_starts_turn: Row = { rule: "acp#user-message-chunk-replayed-starts-turn", line: 646, run: r_user_message_chunk_replayed_starts_turn };
-const ROW_user_message_chunk: Row = { rule: "acp#user-message-chunk", line: 697, run: r_user_message_chunk };
-const ROW_tool_call_replayed_finished: Row = { rule: "acp#tool-call-replayed-finished", line: 733, run: r_tool_call_replayed_finished };
-const ROW_tool_call_finished: Row = { rule: "acp#tool-call-finished", line: 793, run: r_tool_call_finished };
-const ROW_tool_call: Row = { rule: "acp#tool-call", line: 876, run: r_tool_call };
-const ROW_tool_call_update_completed: Row = { rule: "acp#tool-call-update-completed", line: 948, run: r_tool_call_update_completed };
-const ROW_tool_call_update_failed: Row = { rule: "acp#tool-call-update-failed", line: 1065, run: r_tool_call_update_failed };
-const ROW_tool_call_update: Row = { rule: "acp#tool-call-update", line: 1104, run: r_tool_call_update };
-const ROW_plan: Row = { rule: "acp#plan", line: 1151, run: r_plan };
-const ROW_usage_update: Row = { rule: "acp#usage-update", line: 1167, run: r_usage_update };
-const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1190, run: r_available_commands_update_ends_replay };
-const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1219, run: r_available_commands_update };
-const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1234, run: r_current_mode_update };
-const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1250, run: r_config_option_update };
-const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1265, run: r_session_info_update };
-const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1281, run: r_notice_error };
-const ROW_notice: Row = { rule: "acp#notice", line: 1300, run: r_notice };
-const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1319, run: r_compaction_completed };
-const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1345, run: r_compaction_ended };
-const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1366, run: r_compaction_update };
-const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1391, run: r_compaction_summary_chunk };
-const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1415, run: r_request_permission };
-const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1468, run: r_request_permission_refused };
-const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1507, run: r_request_permission_response };
-const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1536, run: r_elicitation_request };
-const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1564, run: r_elicitation_response };
-const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1589, run: r_agent_request_failed };
-const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1625, run: r_cursor_ask_question };
-const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1660, run: r_cursor_ask_question_answer };
-const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1693, run: r_cursor_create_plan };
-const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1725, run: r_cursor_create_plan_answer };
-const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1747, run: r_cursor_update_todos };
-const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1769, run: r_cursor_task_completed };
-const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1801, run: r_cursor_task };
-const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1830, run: r_cursor_generate_image };
-const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1859, run: r_qwen_prompt_suggestion };
-const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1872, run: r_qwen_mode_update };
-const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1886, run: r_qwen_model_update };
-const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1903, run: r_qwen_drain_queue_answer_items };
-const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 1927, run: r_qwen_drain_queue_answer };
-const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 1953, run: r_extension_notification };
-const ROW_extension_request: Row = { rule: "acp#extension-request", line: 1968, run: r_extension_request };
-const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 1981, run: r_extension_request_answer };
-const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 1997, run: r_client_extension_request };
-const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2010, run: r_client_extension_answer };
-const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2026, run: r_client_extension_notification };
-const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2041, run: r_prompt_ends_replayed_turn };
-const ROW_prompt: Row = { rule: "acp#prompt", line: 2069, run: r_prompt };
-const ROW_load: Row = { rule: "acp#load", line: 2113, run: r_load };
-const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2128, run: r_auth_status_update };
-const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2141, run: r_tool_call_cancel };
-const ROW_cancel: Row = { rule: "acp#cancel", line: 2160, run: r_cancel };
-const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2179, run: r_initialize_response_v2 };
-const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2204, run: r_initialize_response };
-const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2223, run: r_authenticate_failed };
-const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2245, run: r_authenticate_response };
-const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2258, run: r_session_new_response };
-const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2299, run: r_session_fork_response };
-const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2331, run: r_session_set_title_response };
-const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2350, run: r_auth_status_response };
-const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2365, run: r_session_load_response };
-const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2419, run: r_session_load_failed };
-const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2454, run: r_session_close_response };
-const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2472, run: r_set_mode_response };
-const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2490, run: r_set_model_response };
-const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2508, run: r_set_config_option_response };
-const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2525, run: r_prompt_failed };
-const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2553, run: r_prompt_response };
-const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2606, run: r_client_request_unsupported };
-const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2622, run: r_client_request_failed };
+const ROW_agent_chunk_outside_turn: Row = { rule: "acp#agent-chunk-outside-turn", line: 288, run: r_agent_chunk_outside_turn };
+const ROW_agent_chunk_replayed: Row = { rule: "acp#agent-chunk-replayed", line: 350, run: r_agent_chunk_replayed };
+const ROW_agent_message_chunk: Row = { rule: "acp#agent-message-chunk", line: 387, run: r_agent_message_chunk };
+const ROW_agent_thought_chunk: Row = { rule: "acp#agent-thought-chunk", line: 428, run: r_agent_thought_chunk };
+const ROW_agent_content_chunk_other: Row = { rule: "acp#agent-content-chunk-other", line: 459, run: r_agent_content_chunk_other };
+const ROW_user_message_chunk_replayed_closes_turn: Row = { rule: "acp#user-message-chunk-replayed-closes-turn", line: 489, run: r_user_message_chunk_replayed_closes_turn };
+const ROW_user_message_chunk_replayed_opens_turn: Row = { rule: "acp#user-message-chunk-replayed-opens-turn", line: 529, run: r_user_message_chunk_replayed_opens_turn };
+const ROW_user_message_chunk_history_marker: Row = { rule: "acp#user-message-chunk-history-marker", line: 576, run: r_user_message_chunk_history_marker };
+const ROW_user_message_chunk_replayed_ends_turn: Row = { rule: "acp#user-message-chunk-replayed-ends-turn", line: 621, run: r_user_message_chunk_replayed_ends_turn };
+const ROW_user_message_chunk_replayed_starts_turn: Row = { rule: "acp#user-message-chunk-replayed-starts-turn", line: 652, run: r_user_message_chunk_replayed_starts_turn };
+const ROW_user_message_chunk: Row = { rule: "acp#user-message-chunk", line: 705, run: r_user_message_chunk };
+const ROW_tool_call_replayed_finished: Row = { rule: "acp#tool-call-replayed-finished", line: 741, run: r_tool_call_replayed_finished };
+const ROW_tool_call_finished: Row = { rule: "acp#tool-call-finished", line: 801, run: r_tool_call_finished };
+const ROW_tool_call: Row = { rule: "acp#tool-call", line: 889, run: r_tool_call };
+const ROW_tool_call_update_completed: Row = { rule: "acp#tool-call-update-completed", line: 965, run: r_tool_call_update_completed };
+const ROW_tool_call_update_failed: Row = { rule: "acp#tool-call-update-failed", line: 1082, run: r_tool_call_update_failed };
+const ROW_tool_call_update: Row = { rule: "acp#tool-call-update", line: 1121, run: r_tool_call_update };
+const ROW_plan: Row = { rule: "acp#plan", line: 1168, run: r_plan };
+const ROW_usage_update: Row = { rule: "acp#usage-update", line: 1184, run: r_usage_update };
+const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1207, run: r_available_commands_update_ends_replay };
+const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1236, run: r_available_commands_update };
+const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1251, run: r_current_mode_update };
+const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1267, run: r_config_option_update };
+const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1282, run: r_session_info_update };
+const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1298, run: r_notice_error };
+const ROW_notice: Row = { rule: "acp#notice", line: 1317, run: r_notice };
+const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1336, run: r_compaction_completed };
+const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1362, run: r_compaction_ended };
+const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1383, run: r_compaction_update };
+const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1408, run: r_compaction_summary_chunk };
+const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1432, run: r_request_permission };
+const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1485, run: r_request_permission_refused };
+const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1526, run: r_request_permission_response };
+const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1555, run: r_elicitation_request };
+const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1583, run: r_elicitation_response };
+const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1608, run: r_agent_request_failed };
+const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1644, run: r_cursor_ask_question };
+const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1679, run: r_cursor_ask_question_answer };
+const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1714, run: r_cursor_create_plan };
+const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1746, run: r_cursor_create_plan_answer };
+const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1768, run: r_cursor_update_todos };
+const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1790, run: r_cursor_task_completed };
+const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1822, run: r_cursor_task };
+const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1851, run: r_cursor_generate_image };
+const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1880, run: r_qwen_prompt_suggestion };
+const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1893, run: r_qwen_mode_update };
+const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1907, run: r_qwen_model_update };
+const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1924, run: r_qwen_drain_queue_answer_items };
+const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 1948, run: r_qwen_drain_queue_answer };
+const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 1974, run: r_extension_notification };
+const ROW_extension_request: Row = { rule: "acp#extension-request", line: 1989, run: r_extension_request };
+const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2002, run: r_extension_request_answer };
+const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2018, run: r_client_extension_request };
+const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2031, run: r_client_extension_answer };
+const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2047, run: r_client_extension_notification };
+const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2062, run: r_prompt_ends_replayed_turn };
+const ROW_prompt: Row = { rule: "acp#prompt", line: 2090, run: r_prompt };
+const ROW_load: Row = { rule: "acp#load", line: 2134, run: r_load };
+const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2149, run: r_auth_status_update };
+const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2162, run: r_tool_call_cancel };
+const ROW_cancel: Row = { rule: "acp#cancel", line: 2181, run: r_cancel };
+const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2200, run: r_initialize_response_v2 };
+const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2225, run: r_initialize_response };
+const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2244, run: r_authenticate_failed };
+const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2266, run: r_authenticate_response };
+const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2279, run: r_session_new_response };
+const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2320, run: r_session_fork_response };
+const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2352, run: r_session_set_title_response };
+const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2371, run: r_auth_status_response };
+const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2386, run: r_session_load_response };
+const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2440, run: r_session_load_failed };
+const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2475, run: r_session_close_response };
+const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2493, run: r_set_mode_response };
+const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2511, run: r_set_model_response };
+const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2529, run: r_set_config_option_response };
+const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2546, run: r_prompt_failed };
+const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2574, run: r_prompt_response };
+const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2627, run: r_client_request_unsupported };
+const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2643, run: r_client_request_failed };
 const PICK_NOTIFICATION_SESSION_UPDATE_1_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_1_OTHER: readonly Row[] = [ROW_agent_content_chunk_other];
 
@@ -1898,23 +1898,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2640)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2643)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2646)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2649)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2652)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2655)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2658)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2661)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2664)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2668)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2671)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2674)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2677)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2680)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2683)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2686)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2689)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2692)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2661)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2664)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2667)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2670)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2673)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2676)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2679)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2682)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2685)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2689)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2692)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2695)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2698)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2701)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2704)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2707)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2710)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2713)",
   },
 };

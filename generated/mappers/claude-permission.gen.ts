@@ -11,7 +11,7 @@
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 // Mapping table mappings/claude-permission.yaml: sha256 281bc52c3d6777c55c6d2732565a781d69d09450f80f4dc14b423bb6f6b4d985
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { add, arr, concat, joinKey, json, type JsonView, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, elements, joinKey, json, type JsonView, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-permission.gen.js";
 
 export type PermissionResultMessage = U.Permission;

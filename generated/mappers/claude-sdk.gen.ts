@@ -13,12 +13,11 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 0db7845f34e6101a9eeed6245c316f0bff51604906eb1de11149979a5610511c
+// Mapping table mappings/claude-sdk.yaml: sha256 5272ac2c87dbbc87f1b3e6e74bc0bfc24993a88eb0dda08c95eadb4847ced4a0
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
-import * as h_content from "../../mappings/helpers/content.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, clip, concat, elements, firstId, integerOf, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 import type { SessionSlots } from "../vars.gen.js";
 
@@ -779,18 +778,21 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   cx.setVar("endState", (cx.vars.turnEnd.get(joinKey("turn", (cx.vars.lastResult ?? "start"))) ?? "failed"));
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
-    state: "completed",
-    stopReason: m.stop_reason,
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
-    modelUsage: m.modelUsage,
-    totalCostUsd: m.total_cost_usd,
-  });
+  if (cx.wasOpen("turn")) {
+    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    cx.emit("turn.completed", {
+      state: "completed",
+      stopReason: m.stop_reason,
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+      modelUsage: m.modelUsage,
+      totalCostUsd: m.total_cost_usd,
+    });
+  }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1019 — message result → turn.completed, runtime.warning */
+/** mappings/claude-sdk.yaml:1021 — message result → turn.completed, runtime.warning */
 function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === true && objects(m.permission_denials).filter((s_d) => s_d?.auto_mode_unchecked != null).map((s_d) => (s_d?.tool_use_id))?.[0] != null)) return false;
   cx.ref(ID_thread_current);
@@ -798,14 +800,17 @@ function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "re
   cx.setVar("endState", (cx.vars.turnEnd.get(joinKey("turn", (cx.vars.lastResult ?? "start"))) ?? "failed"));
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
-    state: "completed",
-    stopReason: m.stop_reason,
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
-    modelUsage: m.modelUsage,
-    totalCostUsd: m.total_cost_usd,
-  });
+  if (cx.wasOpen("turn")) {
+    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    cx.emit("turn.completed", {
+      state: "completed",
+      stopReason: m.stop_reason,
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+      modelUsage: m.modelUsage,
+      totalCostUsd: m.total_cost_usd,
+    });
+  }
   cx.emit("runtime.warning", {
     message: "auto mode refused actions without a safety check (permission_denials[].auto_mode_unchecked)",
     detail: {
@@ -815,7 +820,7 @@ function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "re
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1059 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1063 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -823,15 +828,18 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   cx.setVar("endState", (cx.vars.turnEnd.get(joinKey("turn", (cx.vars.lastResult ?? "start"))) ?? "failed"));
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
-    state: "failed",
-    errorMessage: m.result,
-    stopReason: m.stop_reason,
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
-    modelUsage: m.modelUsage,
-    totalCostUsd: m.total_cost_usd,
-  });
+  if (cx.wasOpen("turn")) {
+    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    cx.emit("turn.completed", {
+      state: "failed",
+      errorMessage: m.result,
+      stopReason: m.stop_reason,
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+      modelUsage: m.modelUsage,
+      totalCostUsd: m.total_cost_usd,
+    });
+  }
   cx.emit("runtime.error", {
     class: "provider_error",
     message: (str(m.result) ?? "the model call failed"),
@@ -840,26 +848,29 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1092 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:1098 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn was interrupted before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
-    state: "interrupted",
-    errorMessage: m.terminal_reason,
-    stopReason: m.stop_reason,
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
-    modelUsage: m.modelUsage,
-    totalCostUsd: m.total_cost_usd,
-  });
+  if (cx.wasOpen("turn")) {
+    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    cx.emit("turn.completed", {
+      state: "interrupted",
+      errorMessage: m.terminal_reason,
+      stopReason: m.stop_reason,
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+      modelUsage: m.modelUsage,
+      totalCostUsd: m.total_cost_usd,
+    });
+  }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1118 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1126 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -867,15 +878,18 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   cx.setVar("endState", (cx.vars.turnEnd.get(joinKey("turn", (cx.vars.lastResult ?? "start"))) ?? "failed"));
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn stopped before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
-    state: stringOf(cx.vars.endState),
-    errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
-    stopReason: m.stop_reason,
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
-    modelUsage: m.modelUsage,
-    totalCostUsd: m.total_cost_usd,
-  });
+  if (cx.wasOpen("turn")) {
+    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    cx.emit("turn.completed", {
+      state: stringOf(cx.vars.endState),
+      errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
+      stopReason: m.stop_reason,
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+      modelUsage: m.modelUsage,
+      totalCostUsd: m.total_cost_usd,
+    });
+  }
   cx.emit("runtime.error", {
     class: "provider_error",
     message: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
@@ -884,22 +898,25 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1163 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1173 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
   cx.setVar("endState", (cx.vars.turnEnd.get(joinKey("turn", (cx.vars.lastResult ?? "start"))) ?? "failed"));
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
-    state: "failed",
-    errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
-    stopReason: m.stop_reason,
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
-    modelUsage: m.modelUsage,
-    totalCostUsd: m.total_cost_usd,
-  });
+  if (cx.wasOpen("turn")) {
+    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    cx.emit("turn.completed", {
+      state: "failed",
+      errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
+      stopReason: m.stop_reason,
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+      modelUsage: m.modelUsage,
+      totalCostUsd: m.total_cost_usd,
+    });
+  }
   cx.emit("runtime.error", {
     class: "provider_error",
     message: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
@@ -908,7 +925,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1204 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1216 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -931,7 +948,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1228 — message user */
+/** mappings/claude-sdk.yaml:1240 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -940,7 +957,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1249 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1261 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
@@ -959,7 +976,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1282 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1294 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -967,6 +984,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.message?.content?.[0]?.tool_use_id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
+  const s_plan = h_claude.claudeTaskPlan(cx.vars.taskPlan, m.tool_use_result);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "dynamic_tool_call",
     status: "inProgress",
@@ -986,14 +1004,14 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
     data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
   });
-  if (h_claude.claudeTaskPlan(cx.vars.taskPlan, m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.setVar("taskPlan", h_claude.claudeTaskPlan(cx.vars.taskPlan, m.tool_use_result));
+  if (s_plan != null && m.message?.content?.[0]?.is_error !== true) cx.setVar("taskPlan", s_plan);
   if (h_claude.claudeTaskPlan(null, m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.emit("turn.plan.updated", {
     plan: objects(cx.vars.taskPlan).map((s_t) => ({ step: s_t?.step, status: s_t?.status })),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1362 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1376 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.vars.compactSummaryNext != null)) return false;
   cx.ref(ID_thread_current);
@@ -1003,7 +1021,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1384 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1398 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.vars.lastResult ?? "start")));
@@ -1025,7 +1043,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1420 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1434 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.vars.openBlock.get((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))))) != null && cx.vars.lastBlock.get(m.message?.id) == null)) return false;
@@ -1054,7 +1072,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1483 — message assistant */
+/** mappings/claude-sdk.yaml:1497 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1063,12 +1081,12 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1504 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1518 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.vars.lastBlock.get(m.message?.id)));
+  cx.ref(ID_item_close_3, ((stringOf(m.message?.id) != null && typeOf((m as JsonView)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as JsonView)?.agentnormBlock) : undefined) ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined) ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.vars.lastBlock.get(m.message?.id)) : undefined) ?? stringOf(m.uuid) ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
@@ -1088,12 +1106,12 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1547 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1567 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.vars.lastBlock.get(m.message?.id)));
+  cx.ref(ID_item_close_3, ((stringOf(m.message?.id) != null && typeOf((m as JsonView)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as JsonView)?.agentnormBlock) : undefined) ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined) ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.vars.lastBlock.get(m.message?.id)) : undefined) ?? stringOf(m.uuid) ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && m.message?.content?.[0]?.thinking != null && m?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", {
@@ -1109,23 +1127,23 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1592 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1618 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.message?.content?.[0]?.id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  const s_claudeToolTitle = h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input);
+  const s_toolTitle = (clip((text(stringOf((m.message?.content?.[0]?.input as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.file_path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.notebook_path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.description), "", "strings", true))) ?? stringOf(m.message?.content?.[0]?.name));
   const s_editFiles = h_claude.editFiles(m.message?.content?.[0]?.input);
-  cx.setVarIn(cx.vars.toolTitle, m.message?.content?.[0]?.id, s_claudeToolTitle);
+  cx.setVarIn(cx.vars.toolTitle, m.message?.content?.[0]?.id, s_toolTitle);
   cx.setVarIn(cx.vars.toolParent, m.message?.content?.[0]?.id, m.parent_tool_use_id);
   if (cx.isNew("item")) {
     const s_kind = (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call"));
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_claudeToolTitle,
+      title: s_toolTitle,
       data: m.message?.content?.[0],
       toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
       input: m.message?.content?.[0]?.input,
@@ -1139,7 +1157,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
     cx.emit("item.updated", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_claudeToolTitle,
+      title: s_toolTitle,
       data: m.message?.content?.[0],
       toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
       input: m.message?.content?.[0]?.input,
@@ -1151,7 +1169,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1650 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1676 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1177,11 +1195,11 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1672 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1698 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.vars.lastBlock.get(m.message?.id)));
+  cx.ref(ID_item_close_3, ((stringOf(m.message?.id) != null && typeOf((m as JsonView)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as JsonView)?.agentnormBlock) : undefined) ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined) ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.vars.lastBlock.get(m.message?.id)) : undefined) ?? stringOf(m.uuid) ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.message?.content?.[0]?.type),
@@ -1196,7 +1214,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1694 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1726 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1221,23 +1239,26 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1728 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1760 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.emit("thread.token-usage.updated", {
-    usage: {
-      messageId: cx.vars.message.get(m.parent_tool_use_id),
-      stopReason: m.event?.delta?.stop_reason,
-      usage: m.event?.usage,
-    },
-    tokenUsage: h_content.tokenUsage({ inputTokens: (m.event?.usage?.input_tokens ?? cx.vars.messageInput.get(m.parent_tool_use_id)), outputTokens: m.event?.usage?.output_tokens, cachedInputTokens: (m.event?.usage?.cache_read_input_tokens ?? cx.vars.messageCacheRead.get(m.parent_tool_use_id)), cacheWriteTokens: (m.event?.usage?.cache_creation_input_tokens ?? cx.vars.messageCacheWrite.get(m.parent_tool_use_id)) }),
-  });
+  {
+    const s_counts = { inputTokens: integerOf((m.event?.usage?.input_tokens ?? cx.vars.messageInput.get(m.parent_tool_use_id))), outputTokens: integerOf(m.event?.usage?.output_tokens), cachedInputTokens: integerOf((m.event?.usage?.cache_read_input_tokens ?? cx.vars.messageCacheRead.get(m.parent_tool_use_id))), cacheWriteTokens: integerOf((m.event?.usage?.cache_creation_input_tokens ?? cx.vars.messageCacheWrite.get(m.parent_tool_use_id))) };
+    cx.emit("thread.token-usage.updated", {
+      usage: {
+        messageId: cx.vars.message.get(m.parent_tool_use_id),
+        stopReason: m.event?.delta?.stop_reason,
+        usage: m.event?.usage,
+      },
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1747 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1781 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1256,7 +1277,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1776 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1810 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1273,7 +1294,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1794 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1828 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1294,7 +1315,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1825 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1859 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1313,7 +1334,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1843 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1877 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1332,7 +1353,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1866 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1900 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1343,7 +1364,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1883 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1917 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1354,14 +1375,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1903 — message stream_event */
+/** mappings/claude-sdk.yaml:1937 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarIn(cx.vars.json, cx.vars.item.get(`${cx.vars.message.get(m.parent_tool_use_id)}:${m.event?.index}`), "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1913 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1947 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1381,7 +1402,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1947 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1981 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1396,7 +1417,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1978 — message stream_event */
+/** mappings/claude-sdk.yaml:2012 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1411,7 +1432,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1998 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:2032 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1429,7 +1450,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2029 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:2063 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1439,7 +1460,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2042 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2076 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1447,28 +1468,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2052 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2086 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2064 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2098 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2077 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2111 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2090 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2124 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1477,7 +1498,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   cx.setVar("permission", m.options?.toolUseID);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m.toolName, "unknown"),
-    detail: (m.options?.decisionReason ?? h_claude.claudeToolTitle(m.toolName, m.input) ?? m.options?.blockedPath),
+    detail: (m.options?.decisionReason ?? (clip((text(stringOf((m.input as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.file_path), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.notebook_path), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.description), "", "strings", true))) ?? stringOf(m.toolName)) ?? m.options?.blockedPath),
     args: {
       toolName: m.toolName,
       input: m.input,
@@ -1495,7 +1516,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2133 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2167 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1507,7 +1528,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
     const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),
-      decision: ((cx.state("request", "requestType") === "tool_user_input" ? h_questions.answeredOrCancelled(s_answered) : undefined) ?? map_decision("allow")),
+      decision: ((cx.state("request", "requestType") === "tool_user_input" ? (s_answered != null ? "answered" : "cancelled") : undefined) ?? map_decision("allow")),
       answers: s_answered,
       resolution: m,
     });
@@ -1515,7 +1536,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2161 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2195 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1533,7 +1554,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2188 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2222 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1549,7 +1570,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2212 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2246 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1573,7 +1594,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2243 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2277 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.elicitation);
@@ -1587,7 +1608,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2268 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2302 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1601,7 +1622,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2293 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2327 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.userDialog);
@@ -1615,7 +1636,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2318 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2352 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, ((m.channel === "permission" ? cx.vars.permission : undefined) ?? (m.channel === "elicitation" ? cx.vars.elicitation : undefined) ?? (m.channel === "userDialog" ? cx.vars.userDialog : undefined)));
@@ -1632,7 +1653,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2349 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2383 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1649,13 +1670,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2394 — control interrupt */
+/** mappings/claude-sdk.yaml:2428 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2405 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2439 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1664,7 +1685,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   cx.ref(ID_item_use_5, m?.request?.tool_use_id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m?.request?.tool_name, "unknown"),
-    detail: (m?.request?.decision_reason ?? h_claude.claudeToolTitle(m?.request?.tool_name, m?.request?.input) ?? m?.request?.blocked_path),
+    detail: (m?.request?.decision_reason ?? (clip((text(stringOf((m?.request?.input as JsonView)?.command), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.file_path), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.notebook_path), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.path), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.url), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.query), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.description), "", "strings", true))) ?? stringOf(m?.request?.tool_name)) ?? m?.request?.blocked_path),
     args: {
       toolName: m?.request?.tool_name,
       input: m?.request?.input,
@@ -1682,7 +1703,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2430 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2464 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1715,7 +1736,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2458 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2492 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1730,21 +1751,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2486 — wire control_request */
+/** mappings/claude-sdk.yaml:2520 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2499 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2533 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2514 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2548 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1758,7 +1779,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2539 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2573 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1772,7 +1793,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2564 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2598 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1783,7 +1804,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
     const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText((m.response?.response as JsonView)?.updatedInput?.questions, (m.response?.response as JsonView)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),
-      decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? h_questions.answeredOrCancelled(s_answered) : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
+      decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? (s_answered != null ? "answered" : "cancelled") : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
       answers: s_answered,
       resolution: m.response?.response,
     });
@@ -1791,7 +1812,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2589 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2623 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1805,14 +1826,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2613 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2647 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2627 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2661 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1859,65 +1880,65 @@ const ROW_conversation_reset: Row = { rule: "claude-sdk#conversation-reset", lin
 const ROW_active_goal: Row = { rule: "claude-sdk#active-goal", line: 951, versions: ["0.3.337","0.3.333"], run: r_active_goal };
 const ROW_autocompact_state: Row = { rule: "claude-sdk#autocompact-state", line: 966, versions: ["0.3.337","0.3.333"], run: r_autocompact_state };
 const ROW_result_success: Row = { rule: "claude-sdk#result-success", line: 981, run: r_result_success };
-const ROW_result_auto_mode_unchecked: Row = { rule: "claude-sdk#result-auto-mode-unchecked", line: 1019, versions: ["0.3.337"], run: r_result_auto_mode_unchecked };
-const ROW_result_success_error: Row = { rule: "claude-sdk#result-success-error", line: 1059, run: r_result_success_error };
-const ROW_result_aborted: Row = { rule: "claude-sdk#result-aborted", line: 1092, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted };
-const ROW_result_error_during_execution: Row = { rule: "claude-sdk#result-error-during-execution", line: 1118, run: r_result_error_during_execution };
-const ROW_result_error: Row = { rule: "claude-sdk#result-error", line: 1163, run: r_result_error };
-const ROW_user_replay: Row = { rule: "claude-sdk#user-replay", line: 1204, run: r_user_replay };
-const ROW_user_tool_results: Row = { rule: "claude-sdk#user-tool-results", line: 1228, run: r_user_tool_results };
-const ROW_user_tool_result_background: Row = { rule: "claude-sdk#user-tool-result-background", line: 1249, run: r_user_tool_result_background };
-const ROW_user_tool_result: Row = { rule: "claude-sdk#user-tool-result", line: 1282, run: r_user_tool_result };
-const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1362, run: r_user_compact_summary };
-const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1384, run: r_user_message };
-const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1420, run: r_assistant_after_abandoned_stream };
-const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1483, run: r_assistant_blocks };
-const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1504, run: r_assistant_text };
-const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1547, run: r_assistant_thinking };
-const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1592, run: r_assistant_tool_use };
-const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1650, run: r_assistant_server_tool_result };
-const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1672, run: r_assistant_other };
-const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1694, run: r_stream_message_start };
-const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1728, run: r_stream_message_delta };
-const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1747, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
-const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1776, run: r_stream_message_stop };
-const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1794, run: r_stream_block_start_tool };
-const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1825, run: r_stream_block_start_tool_result };
-const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 1843, run: r_stream_block_start };
-const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 1866, run: r_stream_text_delta };
-const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 1883, run: r_stream_thinking_delta };
-const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 1903, run: r_stream_input_json_delta_empty };
-const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 1913, run: r_stream_input_json_delta };
-const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 1947, run: r_stream_other_delta };
-const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 1978, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
-const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 1998, run: r_stream_block_stop };
-const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2029, run: r_tool_progress };
-const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2042, run: r_tool_use_summary };
-const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2052, run: r_auth_status };
-const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2064, run: r_rate_limit_event };
-const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2077, run: r_prompt_suggestion };
-const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2090, run: r_permission_request };
-const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2133, run: r_permission_allow };
-const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2161, run: r_permission_deny_interrupt };
-const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2188, run: r_permission_deny };
-const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2212, run: r_elicitation_request };
-const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2243, run: r_elicitation_result };
-const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2268, run: r_user_dialog_request };
-const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2293, run: r_user_dialog_result };
-const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2318, run: r_answered_elsewhere };
-const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2349, run: r_step_background_completed };
-const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2394, run: r_control_interrupt };
-const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2405, run: r_wire_can_use_tool };
-const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2430, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
-const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2458, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
-const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2486, run: r_wire_interrupt };
-const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2499, run: r_wire_control_command };
-const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2514, run: r_wire_elicitation_answer };
-const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2539, run: r_wire_dialog_answer };
-const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2564, run: r_wire_permission_answer };
-const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2589, run: r_wire_control_error };
-const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2613, run: r_wire_control_result };
-const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2627, run: r_wire_cancel };
+const ROW_result_auto_mode_unchecked: Row = { rule: "claude-sdk#result-auto-mode-unchecked", line: 1021, versions: ["0.3.337"], run: r_result_auto_mode_unchecked };
+const ROW_result_success_error: Row = { rule: "claude-sdk#result-success-error", line: 1063, run: r_result_success_error };
+const ROW_result_aborted: Row = { rule: "claude-sdk#result-aborted", line: 1098, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted };
+const ROW_result_error_during_execution: Row = { rule: "claude-sdk#result-error-during-execution", line: 1126, run: r_result_error_during_execution };
+const ROW_result_error: Row = { rule: "claude-sdk#result-error", line: 1173, run: r_result_error };
+const ROW_user_replay: Row = { rule: "claude-sdk#user-replay", line: 1216, run: r_user_replay };
+const ROW_user_tool_results: Row = { rule: "claude-sdk#user-tool-results", line: 1240, run: r_user_tool_results };
+const ROW_user_tool_result_background: Row = { rule: "claude-sdk#user-tool-result-background", line: 1261, run: r_user_tool_result_background };
+const ROW_user_tool_result: Row = { rule: "claude-sdk#user-tool-result", line: 1294, run: r_user_tool_result };
+const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1376, run: r_user_compact_summary };
+const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1398, run: r_user_message };
+const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1434, run: r_assistant_after_abandoned_stream };
+const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1497, run: r_assistant_blocks };
+const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1518, run: r_assistant_text };
+const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1567, run: r_assistant_thinking };
+const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1618, run: r_assistant_tool_use };
+const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1676, run: r_assistant_server_tool_result };
+const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1698, run: r_assistant_other };
+const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1726, run: r_stream_message_start };
+const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1760, run: r_stream_message_delta };
+const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1781, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
+const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1810, run: r_stream_message_stop };
+const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1828, run: r_stream_block_start_tool };
+const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1859, run: r_stream_block_start_tool_result };
+const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 1877, run: r_stream_block_start };
+const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 1900, run: r_stream_text_delta };
+const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 1917, run: r_stream_thinking_delta };
+const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 1937, run: r_stream_input_json_delta_empty };
+const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 1947, run: r_stream_input_json_delta };
+const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 1981, run: r_stream_other_delta };
+const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 2012, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
+const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2032, run: r_stream_block_stop };
+const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2063, run: r_tool_progress };
+const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2076, run: r_tool_use_summary };
+const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2086, run: r_auth_status };
+const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2098, run: r_rate_limit_event };
+const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2111, run: r_prompt_suggestion };
+const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2124, run: r_permission_request };
+const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2167, run: r_permission_allow };
+const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2195, run: r_permission_deny_interrupt };
+const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2222, run: r_permission_deny };
+const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2246, run: r_elicitation_request };
+const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2277, run: r_elicitation_result };
+const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2302, run: r_user_dialog_request };
+const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2327, run: r_user_dialog_result };
+const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2352, run: r_answered_elsewhere };
+const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2383, run: r_step_background_completed };
+const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2428, run: r_control_interrupt };
+const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2439, run: r_wire_can_use_tool };
+const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2464, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
+const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2492, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
+const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2520, run: r_wire_interrupt };
+const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2533, run: r_wire_control_command };
+const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2548, run: r_wire_elicitation_answer };
+const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2573, run: r_wire_dialog_answer };
+const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2598, run: r_wire_permission_answer };
+const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2623, run: r_wire_control_error };
+const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2647, run: r_wire_control_result };
+const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2661, run: r_wire_cancel };
 const PICK_MESSAGE_SYSTEM_1: readonly Row[] = [ROW_system_init];
 const PICK_MESSAGE_SYSTEM_2: readonly Row[] = [ROW_system_status];
 const PICK_MESSAGE_SYSTEM_3: readonly Row[] = [ROW_system_compact_boundary];
@@ -2221,9 +2242,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2648)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2653)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2657)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2682)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2687)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2691)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

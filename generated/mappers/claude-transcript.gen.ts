@@ -5,10 +5,10 @@
 //   de6cfa494d5f772bcaaa8a1ed98c4723d69332411d7e1bba93387e9fa861535d  schemas/upstream/claude-agent-sdk/0.2.62/TranscriptLine.json
 //   f586c49726a33445feaada6ec2ef737b413a8a87b4a08d4917594a02d9212a66  schemas/upstream/claude-agent-sdk/0.3.333/TranscriptLine.json
 //   4ba75dbc878b3012adce954bbcb87ed5f8309f275d2f76c0727a6a5c362737d8  schemas/upstream/claude-agent-sdk/0.3.337/TranscriptLine.json
-// Mapping table mappings/claude-transcript.yaml: sha256 b4ced1ab8dd1cc5b1fa1fa08827cb1dcf114f0548a65c571808e38332bf995f6
+// Mapping table mappings/claude-transcript.yaml: sha256 1708271a1ac2032f0ed3c96b83b3ad64f85db0ce007de14d153c227e0a4f95cf
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
-import { UNSET, add, arr, concat, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, elements, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
 import type { SessionSlots } from "../vars.gen.js";
 

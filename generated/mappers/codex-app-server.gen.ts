@@ -18,12 +18,11 @@
 //   62ad689c2cb6379913c1d72749cfd8de5089d35760214123518eb92eef11acc9  schemas/upstream/codex-app-server/0.171.0/v1/InitializeResponse.json
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
-// Mapping table mappings/codex-app-server.yaml: sha256 b9719049e6c5117668f3151064f52b48f97a315b7dd80e5fb3a8d295b880fed3
+// Mapping table mappings/codex-app-server.yaml: sha256 794228d08a6ef57ec5a9637d96cad10a4c7a6f7709d0b2a0220a4307f5e9d2fa
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
-import * as h_content from "../../mappings/helpers/content.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
-import { add, arr, concat, firstId, joinKey, json, type JsonView, numberOf, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, clip, concat, elements, firstId, integerOf, joinKey, json, type JsonView, numberOf, objects, shellLine, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
 
 export type Notification = U.ServerNotification;
@@ -372,14 +371,17 @@ function r_thread_settings_updated(m: View<Member<Notification, "method", "threa
 function r_thread_token_usage_updated(m: View<Member<Notification, "method", "thread/tokenUsage/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
-  cx.emit("thread.token-usage.updated", {
-    usage: m.params?.tokenUsage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.params?.tokenUsage?.total?.inputTokens, outputTokens: m.params?.tokenUsage?.total?.outputTokens, cachedInputTokens: m.params?.tokenUsage?.total?.cachedInputTokens, cacheWriteTokens: m.params?.tokenUsage?.total?.cacheWriteInputTokens, reasoningTokens: m.params?.tokenUsage?.total?.reasoningOutputTokens, totalTokens: m.params?.tokenUsage?.total?.totalTokens, contextWindow: m.params?.tokenUsage?.modelContextWindow }),
-  });
+  {
+    const s_counts = { inputTokens: integerOf(m.params?.tokenUsage?.total?.inputTokens), outputTokens: integerOf(m.params?.tokenUsage?.total?.outputTokens), cachedInputTokens: integerOf(m.params?.tokenUsage?.total?.cachedInputTokens), cacheWriteTokens: integerOf(m.params?.tokenUsage?.total?.cacheWriteInputTokens), reasoningTokens: integerOf(m.params?.tokenUsage?.total?.reasoningOutputTokens), totalTokens: integerOf(m.params?.tokenUsage?.total?.totalTokens), contextWindow: integerOf(m.params?.tokenUsage?.modelContextWindow) };
+    cx.emit("thread.token-usage.updated", {
+      usage: m.params?.tokenUsage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-app-server.yaml:373 — notification thread/compacted → thread.state.changed */
+/** mappings/codex-app-server.yaml:375 — notification thread/compacted → thread.state.changed */
 function r_thread_compacted(m: View<Member<Notification, "method", "thread/compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -387,7 +389,7 @@ function r_thread_compacted(m: View<Member<Notification, "method", "thread/compa
   return true;
 }
 
-/** mappings/codex-app-server.yaml:387 — notification turn/started → turn.started */
+/** mappings/codex-app-server.yaml:389 — notification turn/started → turn.started */
 function r_turn_started(m: View<Member<Notification, "method", "turn/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_open, m.params?.turn?.id);
@@ -395,7 +397,7 @@ function r_turn_started(m: View<Member<Notification, "method", "turn/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:401 — notification turn/completed → thread.state.changed */
+/** mappings/codex-app-server.yaml:403 — notification turn/completed → thread.state.changed */
 function r_turn_completed_in_progress(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
   if (!(m.params?.turn?.status === "inProgress")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -404,7 +406,7 @@ function r_turn_completed_in_progress(m: View<Member<Notification, "method", "tu
   return true;
 }
 
-/** mappings/codex-app-server.yaml:418 — notification turn/completed → turn.completed */
+/** mappings/codex-app-server.yaml:420 — notification turn/completed → turn.completed */
 function r_turn_completed(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_close, m.params?.turn?.id);
@@ -416,7 +418,7 @@ function r_turn_completed(m: View<Member<Notification, "method", "turn/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:453 — notification turn/diff/updated → turn.diff.updated */
+/** mappings/codex-app-server.yaml:455 — notification turn/diff/updated → turn.diff.updated */
 function r_turn_diff_updated(m: View<Member<Notification, "method", "turn/diff/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -424,7 +426,7 @@ function r_turn_diff_updated(m: View<Member<Notification, "method", "turn/diff/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:491 — notification turn/plan/updated → turn.plan.updated */
+/** mappings/codex-app-server.yaml:493 — notification turn/plan/updated → turn.plan.updated */
 function r_turn_plan_updated(m: View<Member<Notification, "method", "turn/plan/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -432,7 +434,7 @@ function r_turn_plan_updated(m: View<Member<Notification, "method", "turn/plan/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:506 — notification hook/started → hook.started */
+/** mappings/codex-app-server.yaml:508 — notification hook/started → hook.started */
 function r_hook_started(m: View<Member<Notification, "method", "hook/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -444,7 +446,7 @@ function r_hook_started(m: View<Member<Notification, "method", "hook/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:521 — notification hook/completed → hook.completed */
+/** mappings/codex-app-server.yaml:523 — notification hook/completed → hook.completed */
 function r_hook_completed(m: View<Member<Notification, "method", "hook/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -456,7 +458,7 @@ function r_hook_completed(m: View<Member<Notification, "method", "hook/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:540 — notification item/started → item.started */
+/** mappings/codex-app-server.yaml:542 — notification item/started → item.started */
 function r_item_started(m: View<Member<Notification, "method", "item/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -464,7 +466,7 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.params?.item?.type),
     status: map_itemStatus(m.params?.item?.status, "inProgress"),
-    title: h_codex.itemTitle(m.params?.item),
+    title: (clip(shellLine(m.params?.item?.command)) ?? (typeOf(m.params?.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
     data: m.params?.item,
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
@@ -483,7 +485,7 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:578 — notification item/completed → item.updated */
+/** mappings/codex-app-server.yaml:599 — notification item/completed → item.updated */
 function r_item_completed_in_progress(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.status === "inProgress")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -510,7 +512,7 @@ function r_item_completed_in_progress(m: View<Member<Notification, "method", "it
   return true;
 }
 
-/** mappings/codex-app-server.yaml:611 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:632 — notification item/completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "agentMessage")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -520,14 +522,14 @@ function r_item_completed_agent_message(m: View<Member<Notification, "method", "
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
     status: "completed",
-    title: h_codex.itemTitle(m.params?.item),
+    title: (clip(shellLine(m.params?.item?.command)) ?? (typeOf(m.params?.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
     data: m.params?.item,
     text: m.params?.item?.text,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:642 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:671 — notification item/completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "reasoning")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -544,7 +546,7 @@ function r_item_completed_reasoning(m: View<Member<Notification, "method", "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:673 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:702 — notification item/completed → item.completed */
 function r_item_completed_plan(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -560,7 +562,7 @@ function r_item_completed_plan(m: View<Member<Notification, "method", "item/comp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:696 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:725 — notification item/completed → item.completed */
 function r_item_completed_command_execution(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "commandExecution")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -570,7 +572,7 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "command_execution",
     status: map_itemStatus(m.params?.item?.status),
-    title: h_codex.itemTitle(m.params?.item),
+    title: (clip(shellLine(m.params?.item?.command)) ?? (typeOf(m.params?.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
     data: m.params?.item,
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
@@ -581,7 +583,7 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:727 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:764 — notification item/completed → item.completed */
 function r_item_completed(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -589,7 +591,7 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_itemType(m.params?.item?.type),
     status: map_itemStatus(m.params?.item?.status, "completed"),
-    title: h_codex.itemTitle(m.params?.item),
+    title: (clip(shellLine(m.params?.item?.command)) ?? (typeOf(m.params?.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
     data: m.params?.item,
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
@@ -608,7 +610,7 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:773 — notification item/autoApprovalReview/started → item.updated */
+/** mappings/codex-app-server.yaml:818 — notification item/autoApprovalReview/started → item.updated */
 function r_item_auto_approval_review_started(m: View<Member<Notification, "method", "item/autoApprovalReview/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -620,7 +622,7 @@ function r_item_auto_approval_review_started(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:789 — notification item/autoApprovalReview/completed → item.updated */
+/** mappings/codex-app-server.yaml:834 — notification item/autoApprovalReview/completed → item.updated */
 function r_item_auto_approval_review_completed(m: View<Member<Notification, "method", "item/autoApprovalReview/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -639,7 +641,7 @@ function r_item_auto_approval_review_completed(m: View<Member<Notification, "met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:806 — notification item/agentMessage/delta → content.delta */
+/** mappings/codex-app-server.yaml:851 — notification item/agentMessage/delta → content.delta */
 function r_item_agent_message_delta(m: View<Member<Notification, "method", "item/agentMessage/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -648,7 +650,7 @@ function r_item_agent_message_delta(m: View<Member<Notification, "method", "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:821 — notification item/plan/delta → content.delta */
+/** mappings/codex-app-server.yaml:866 — notification item/plan/delta → content.delta */
 function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -657,7 +659,7 @@ function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/del
   return true;
 }
 
-/** mappings/codex-app-server.yaml:836 — notification item/commandExecution/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:881 — notification item/commandExecution/outputDelta → content.delta */
 function r_item_command_execution_output_delta(m: View<Member<Notification, "method", "item/commandExecution/outputDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -666,7 +668,7 @@ function r_item_command_execution_output_delta(m: View<Member<Notification, "met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:851 — notification item/commandExecution/terminalInteraction → item.updated */
+/** mappings/codex-app-server.yaml:896 — notification item/commandExecution/terminalInteraction → item.updated */
 function r_item_command_execution_terminal_interaction(m: View<Member<Notification, "method", "item/commandExecution/terminalInteraction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -678,7 +680,7 @@ function r_item_command_execution_terminal_interaction(m: View<Member<Notificati
   return true;
 }
 
-/** mappings/codex-app-server.yaml:867 — notification item/fileChange/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:912 — notification item/fileChange/outputDelta → content.delta */
 function r_item_file_change_output_delta(m: View<Member<Notification, "method", "item/fileChange/outputDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -687,7 +689,7 @@ function r_item_file_change_output_delta(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:904 — notification item/fileChange/patchUpdated → item.updated */
+/** mappings/codex-app-server.yaml:949 — notification item/fileChange/patchUpdated → item.updated */
 function r_item_file_change_patch_updated(m: View<Member<Notification, "method", "item/fileChange/patchUpdated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -696,7 +698,7 @@ function r_item_file_change_patch_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:919 — notification item/reasoning/summaryTextDelta → content.delta */
+/** mappings/codex-app-server.yaml:964 — notification item/reasoning/summaryTextDelta → content.delta */
 function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "method", "item/reasoning/summaryTextDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -709,7 +711,7 @@ function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:935 — notification item/reasoning/summaryPartAdded → item.updated */
+/** mappings/codex-app-server.yaml:980 — notification item/reasoning/summaryPartAdded → item.updated */
 function r_item_reasoning_summary_part_added(m: View<Member<Notification, "method", "item/reasoning/summaryPartAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -718,7 +720,7 @@ function r_item_reasoning_summary_part_added(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:950 — notification item/reasoning/textDelta → content.delta */
+/** mappings/codex-app-server.yaml:995 — notification item/reasoning/textDelta → content.delta */
 function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "item/reasoning/textDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -727,7 +729,7 @@ function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "ite
   return true;
 }
 
-/** mappings/codex-app-server.yaml:966 — notification item/mcpToolCall/progress → tool.progress */
+/** mappings/codex-app-server.yaml:1011 — notification item/mcpToolCall/progress → tool.progress */
 function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "item/mcpToolCall/progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -736,7 +738,7 @@ function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "i
   return true;
 }
 
-/** mappings/codex-app-server.yaml:983 — notification serverRequest/resolved → request.resolved */
+/** mappings/codex-app-server.yaml:1028 — notification serverRequest/resolved → request.resolved */
 function r_server_request_resolved(m: View<Member<Notification, "method", "serverRequest/resolved">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_request_close, m.params?.requestId);
@@ -744,7 +746,7 @@ function r_server_request_resolved(m: View<Member<Notification, "method", "serve
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1002 — request item/commandExecution/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1047 — request item/commandExecution/requestApproval → request.opened */
 function r_command_approval_request(m: View<Member<ServerRequestMessage, "method", "item/commandExecution/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -759,7 +761,7 @@ function r_command_approval_request(m: View<Member<ServerRequestMessage, "method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1022 — request item/fileChange/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1067 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "method", "item/fileChange/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -774,7 +776,7 @@ function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1042 — request item/tool/requestUserInput → user-input.requested, request.opened */
+/** mappings/codex-app-server.yaml:1087 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method", "item/tool/requestUserInput">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -786,7 +788,7 @@ function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1076 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1121 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method", "mcpServer/elicitation/request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -795,7 +797,7 @@ function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1103 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1148 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "method", "item/permissions/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -805,7 +807,7 @@ function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1128 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1173 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "method", "item/tool/call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -815,21 +817,21 @@ function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1158 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1203 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: View<Member<ServerRequestMessage, "method", "account/chatgptAuthTokens/refresh">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "auth_tokens_refresh", detail: m.params?.reason, args: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1184 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1229 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: View<Member<ServerRequestMessage, "method", "attestation/generate">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "attestation" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1202 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1247 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "method", "applyPatchApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
@@ -843,21 +845,21 @@ function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1222 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1267 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "method", "execCommandApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", {
     requestType: "command_execution_approval",
     providerRequestType: "execCommandApproval",
-    detail: h_codex.itemTitle(m.params),
+    detail: (clip(shellLine(m.params?.command)) ?? (typeOf(m.params?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.params as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m.params as JsonView)?.server) != null && stringOf((m.params as JsonView)?.tool) != null ? concat((m.params as JsonView)?.server, ".", (m.params as JsonView)?.tool) : undefined) ?? stringOf((m.params as JsonView)?.tool) ?? clip(stringOf((m.params as JsonView)?.query)) ?? clip(stringOf((m.params as JsonView)?.path))),
     args: m.params,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1244 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1297 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -869,7 +871,7 @@ function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1282 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1335 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -884,7 +886,7 @@ function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1308 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1361 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -899,27 +901,25 @@ function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1330 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1383 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
   cx.ref(ID_turn_use_4, cx.request?.params?.turnId);
   cx.ref(ID_item_use_5, cx.request?.params?.itemId);
   cx.ref(ID_request_close_2, m.id);
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", {
-    answers: h_questions.answersFromWrapped(m.result?.answers, "answers"),
-    data: m.result?.answers,
-  });
+  const s_answered = h_questions.answersFromWrapped(m.result?.answers, "answers");
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: s_answered, data: m.result?.answers });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
-    decision: h_questions.answeredOrCancelled(h_questions.answersFromWrapped(m.result?.answers, "answers")),
-    answers: h_questions.answersFromWrapped(m.result?.answers, "answers"),
+    decision: (s_answered != null ? "answered" : "cancelled"),
+    answers: s_answered,
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1364 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1419 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -933,7 +933,7 @@ function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1385 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1440 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -944,7 +944,7 @@ function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1406 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1461 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -958,7 +958,7 @@ function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1432 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1487 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -970,7 +970,7 @@ function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1453 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1508 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -978,7 +978,7 @@ function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1471 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1526 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -992,7 +992,7 @@ function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1492 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1547 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -1006,7 +1006,7 @@ function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1514 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1569 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.oauth.completed", {
@@ -1017,20 +1017,20 @@ function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1527 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1582 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: View<Member<Notification, "method", "mcpServer/startupStatus/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.status.updated", { status: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1539 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1594 — notification account/updated → account.updated */
 function r_account_updated(m: View<Member<Notification, "method", "account/updated">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1551 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1606 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", "account/gatewayOAuth/changed">>, cx: RowContext): boolean {
   cx.emit("auth.status", {
     isAuthenticating: map_gatewayOAuthAuthenticating(m.params?.status),
@@ -1039,19 +1039,19 @@ function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1567 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1622 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: View<Member<Notification, "method", "account/rateLimits/updated">>, cx: RowContext): boolean {
   cx.emit("account.rate-limits.updated", { rateLimits: m.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1579 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1634 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: View<Member<Notification, "method", "account/login/completed">>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false, error: text(m.params?.error, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1595 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1650 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: View<Member<Notification, "method", "modelProvider/authRecoveryStarted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1059,7 +1059,7 @@ function r_model_provider_auth_recovery_started(m: View<Member<Notification, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1609 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1664 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "method", "modelProvider/authRecoveryCompleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1067,7 +1067,7 @@ function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1624 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1679 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1075,7 +1075,7 @@ function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1640 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1695 — notification model/verification → runtime.warning */
 function r_model_verification(m: View<Member<Notification, "method", "model/verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1086,7 +1086,7 @@ function r_model_verification(m: View<Member<Notification, "method", "model/veri
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1655 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1710 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: View<Member<Notification, "method", "model/safetyBuffering/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1097,27 +1097,27 @@ function r_model_safety_buffering_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1673 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1728 — notification warning → runtime.warning */
 function r_warning(m: View<Member<Notification, "method", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1684 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1739 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message, detail: { source: "guardian" } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1696 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1751 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<Notification, "method", "deprecationNotice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.params?.summary, details: text(m.params?.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1709 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1764 — notification configWarning → config.warning */
 function r_config_warning(m: View<Member<Notification, "method", "configWarning">>, cx: RowContext): boolean {
   cx.emit("config.warning", {
     summary: m.params?.summary,
@@ -1128,13 +1128,13 @@ function r_config_warning(m: View<Member<Notification, "method", "configWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1729 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1784 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: View<Member<Notification, "method", "app/list/updated">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: m.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1742 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1797 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: View<Member<Notification, "method", "windows/worldWritableWarning">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "world-writable directories cannot be protected by the Windows sandbox",
@@ -1143,7 +1143,7 @@ function r_windows_world_writable_warning(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1755 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1810 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === true)) return false;
   cx.emit("session.state.changed", { state: "ready", reason: "windows-sandbox-setup", detail: m.params?.mode });
@@ -1151,7 +1151,7 @@ function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1776 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1831 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === false)) return false;
   cx.emit("session.state.changed", {
@@ -1163,63 +1163,63 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1798 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1853 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.params?.realtimeSessionId, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1809 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1864 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: View<Member<Notification, "method", "thread/realtime/itemAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1821 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1876 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: View<Member<Notification, "method", "thread/realtime/item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1832 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1887 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: View<Member<Notification, "method", "thread/realtime/transcript/done">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: m.params?.role, text: m.params?.text } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1843 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1898 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: View<Member<Notification, "method", "thread/realtime/outputAudio/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.audio.delta", { audio: m.params?.audio });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1854 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1909 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/realtime/error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.error", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1865 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1920 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.closed", { reason: text(m.params?.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1878 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1933 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1896 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1951 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.started", { message: m.result?.userAgent });
@@ -1227,7 +1227,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1918 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1973 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.replay({ method: "thread/started", params: { thread: m.result?.thread } });
@@ -1258,84 +1258,84 @@ const ROW_thread_environment_connected: Row = { rule: "codex-app-server#thread-e
 const ROW_thread_environment_disconnected: Row = { rule: "codex-app-server#thread-environment-disconnected", line: 337, run: r_thread_environment_disconnected };
 const ROW_thread_settings_updated: Row = { rule: "codex-app-server#thread-settings-updated", line: 348, run: r_thread_settings_updated };
 const ROW_thread_token_usage_updated: Row = { rule: "codex-app-server#thread-token-usage-updated", line: 359, run: r_thread_token_usage_updated };
-const ROW_thread_compacted: Row = { rule: "codex-app-server#thread-compacted", line: 373, run: r_thread_compacted };
-const ROW_turn_started: Row = { rule: "codex-app-server#turn-started", line: 387, run: r_turn_started };
-const ROW_turn_completed_in_progress: Row = { rule: "codex-app-server#turn-completed-in-progress", line: 401, run: r_turn_completed_in_progress };
-const ROW_turn_completed: Row = { rule: "codex-app-server#turn-completed", line: 418, run: r_turn_completed };
-const ROW_turn_diff_updated: Row = { rule: "codex-app-server#turn-diff-updated", line: 453, run: r_turn_diff_updated };
-const ROW_turn_plan_updated: Row = { rule: "codex-app-server#turn-plan-updated", line: 491, run: r_turn_plan_updated };
-const ROW_hook_started: Row = { rule: "codex-app-server#hook-started", line: 506, run: r_hook_started };
-const ROW_hook_completed: Row = { rule: "codex-app-server#hook-completed", line: 521, run: r_hook_completed };
-const ROW_item_started: Row = { rule: "codex-app-server#item-started", line: 540, run: r_item_started };
-const ROW_item_completed_in_progress: Row = { rule: "codex-app-server#item-completed-in-progress", line: 578, run: r_item_completed_in_progress };
-const ROW_item_completed_agent_message: Row = { rule: "codex-app-server#item-completed-agent-message", line: 611, run: r_item_completed_agent_message };
-const ROW_item_completed_reasoning: Row = { rule: "codex-app-server#item-completed-reasoning", line: 642, run: r_item_completed_reasoning };
-const ROW_item_completed_plan: Row = { rule: "codex-app-server#item-completed-plan", line: 673, run: r_item_completed_plan };
-const ROW_item_completed_command_execution: Row = { rule: "codex-app-server#item-completed-command-execution", line: 696, run: r_item_completed_command_execution };
-const ROW_item_completed: Row = { rule: "codex-app-server#item-completed", line: 727, run: r_item_completed };
-const ROW_item_auto_approval_review_started: Row = { rule: "codex-app-server#item-auto-approval-review-started", line: 773, run: r_item_auto_approval_review_started };
-const ROW_item_auto_approval_review_completed: Row = { rule: "codex-app-server#item-auto-approval-review-completed", line: 789, run: r_item_auto_approval_review_completed };
-const ROW_item_agent_message_delta: Row = { rule: "codex-app-server#item-agent-message-delta", line: 806, run: r_item_agent_message_delta };
-const ROW_item_plan_delta: Row = { rule: "codex-app-server#item-plan-delta", line: 821, run: r_item_plan_delta };
-const ROW_item_command_execution_output_delta: Row = { rule: "codex-app-server#item-command-execution-output-delta", line: 836, run: r_item_command_execution_output_delta };
-const ROW_item_command_execution_terminal_interaction: Row = { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 851, run: r_item_command_execution_terminal_interaction };
-const ROW_item_file_change_output_delta: Row = { rule: "codex-app-server#item-file-change-output-delta", line: 867, run: r_item_file_change_output_delta };
-const ROW_item_file_change_patch_updated: Row = { rule: "codex-app-server#item-file-change-patch-updated", line: 904, run: r_item_file_change_patch_updated };
-const ROW_item_reasoning_summary_text_delta: Row = { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 919, run: r_item_reasoning_summary_text_delta };
-const ROW_item_reasoning_summary_part_added: Row = { rule: "codex-app-server#item-reasoning-summary-part-added", line: 935, run: r_item_reasoning_summary_part_added };
-const ROW_item_reasoning_text_delta: Row = { rule: "codex-app-server#item-reasoning-text-delta", line: 950, run: r_item_reasoning_text_delta };
-const ROW_item_mcp_tool_call_progress: Row = { rule: "codex-app-server#item-mcp-tool-call-progress", line: 966, run: r_item_mcp_tool_call_progress };
-const ROW_server_request_resolved: Row = { rule: "codex-app-server#server-request-resolved", line: 983, run: r_server_request_resolved };
-const ROW_command_approval_request: Row = { rule: "codex-app-server#command-approval-request", line: 1002, run: r_command_approval_request };
-const ROW_file_change_approval_request: Row = { rule: "codex-app-server#file-change-approval-request", line: 1022, run: r_file_change_approval_request };
-const ROW_tool_request_user_input: Row = { rule: "codex-app-server#tool-request-user-input", line: 1042, run: r_tool_request_user_input };
-const ROW_mcp_elicitation_request: Row = { rule: "codex-app-server#mcp-elicitation-request", line: 1076, run: r_mcp_elicitation_request };
-const ROW_permissions_approval_request: Row = { rule: "codex-app-server#permissions-approval-request", line: 1103, run: r_permissions_approval_request };
-const ROW_dynamic_tool_call_request: Row = { rule: "codex-app-server#dynamic-tool-call-request", line: 1128, run: r_dynamic_tool_call_request };
-const ROW_auth_tokens_refresh_request: Row = { rule: "codex-app-server#auth-tokens-refresh-request", line: 1158, run: r_auth_tokens_refresh_request };
-const ROW_attestation_generate_request: Row = { rule: "codex-app-server#attestation-generate-request", line: 1184, run: r_attestation_generate_request };
-const ROW_apply_patch_approval_request: Row = { rule: "codex-app-server#apply-patch-approval-request", line: 1202, run: r_apply_patch_approval_request };
-const ROW_exec_command_approval_request: Row = { rule: "codex-app-server#exec-command-approval-request", line: 1222, run: r_exec_command_approval_request };
-const ROW_server_request_error_response: Row = { rule: "codex-app-server#server-request-error-response", line: 1244, run: r_server_request_error_response };
-const ROW_command_approval_response: Row = { rule: "codex-app-server#command-approval-response", line: 1282, run: r_command_approval_response };
-const ROW_file_change_approval_response: Row = { rule: "codex-app-server#file-change-approval-response", line: 1308, run: r_file_change_approval_response };
-const ROW_tool_request_user_input_response: Row = { rule: "codex-app-server#tool-request-user-input-response", line: 1330, run: r_tool_request_user_input_response };
-const ROW_mcp_elicitation_response: Row = { rule: "codex-app-server#mcp-elicitation-response", line: 1364, run: r_mcp_elicitation_response };
-const ROW_permissions_approval_response: Row = { rule: "codex-app-server#permissions-approval-response", line: 1385, run: r_permissions_approval_response };
-const ROW_dynamic_tool_call_response: Row = { rule: "codex-app-server#dynamic-tool-call-response", line: 1406, run: r_dynamic_tool_call_response };
-const ROW_auth_tokens_refresh_response: Row = { rule: "codex-app-server#auth-tokens-refresh-response", line: 1432, run: r_auth_tokens_refresh_response };
-const ROW_attestation_generate_response: Row = { rule: "codex-app-server#attestation-generate-response", line: 1453, run: r_attestation_generate_response };
-const ROW_apply_patch_approval_response: Row = { rule: "codex-app-server#apply-patch-approval-response", line: 1471, run: r_apply_patch_approval_response };
-const ROW_exec_command_approval_response: Row = { rule: "codex-app-server#exec-command-approval-response", line: 1492, run: r_exec_command_approval_response };
-const ROW_mcp_oauth_login_completed: Row = { rule: "codex-app-server#mcp-oauth-login-completed", line: 1514, run: r_mcp_oauth_login_completed };
-const ROW_mcp_startup_status_updated: Row = { rule: "codex-app-server#mcp-startup-status-updated", line: 1527, run: r_mcp_startup_status_updated };
-const ROW_account_updated: Row = { rule: "codex-app-server#account-updated", line: 1539, run: r_account_updated };
-const ROW_account_gateway_oauth_changed: Row = { rule: "codex-app-server#account-gateway-oauth-changed", line: 1551, run: r_account_gateway_oauth_changed };
-const ROW_account_rate_limits_updated: Row = { rule: "codex-app-server#account-rate-limits-updated", line: 1567, run: r_account_rate_limits_updated };
-const ROW_account_login_completed: Row = { rule: "codex-app-server#account-login-completed", line: 1579, run: r_account_login_completed };
-const ROW_model_provider_auth_recovery_started: Row = { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1595, run: r_model_provider_auth_recovery_started };
-const ROW_model_provider_auth_recovery_completed: Row = { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1609, run: r_model_provider_auth_recovery_completed };
-const ROW_model_rerouted: Row = { rule: "codex-app-server#model-rerouted", line: 1624, run: r_model_rerouted };
-const ROW_model_verification: Row = { rule: "codex-app-server#model-verification", line: 1640, run: r_model_verification };
-const ROW_model_safety_buffering_updated: Row = { rule: "codex-app-server#model-safety-buffering-updated", line: 1655, run: r_model_safety_buffering_updated };
-const ROW_warning: Row = { rule: "codex-app-server#warning", line: 1673, run: r_warning };
-const ROW_guardian_warning: Row = { rule: "codex-app-server#guardian-warning", line: 1684, run: r_guardian_warning };
-const ROW_deprecation_notice: Row = { rule: "codex-app-server#deprecation-notice", line: 1696, run: r_deprecation_notice };
-const ROW_config_warning: Row = { rule: "codex-app-server#config-warning", line: 1709, run: r_config_warning };
-const ROW_app_list_updated: Row = { rule: "codex-app-server#app-list-updated", line: 1729, run: r_app_list_updated };
-const ROW_windows_world_writable_warning: Row = { rule: "codex-app-server#windows-world-writable-warning", line: 1742, run: r_windows_world_writable_warning };
-const ROW_windows_sandbox_setup_succeeded: Row = { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1755, run: r_windows_sandbox_setup_succeeded };
-const ROW_windows_sandbox_setup_failed: Row = { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1776, run: r_windows_sandbox_setup_failed };
-const ROW_thread_realtime_started: Row = { rule: "codex-app-server#thread-realtime-started", line: 1798, run: r_thread_realtime_started };
-const ROW_thread_realtime_item_added: Row = { rule: "codex-app-server#thread-realtime-item-added", line: 1809, run: r_thread_realtime_item_added };
-const ROW_thread_realtime_item_completed: Row = { rule: "codex-app-server#thread-realtime-item-completed", line: 1821, run: r_thread_realtime_item_completed };
-const ROW_thread_realtime_transcript_done: Row = { rule: "codex-app-server#thread-realtime-transcript-done", line: 1832, run: r_thread_realtime_transcript_done };
-const ROW_thread_realtime_output_audio_delta: Row = { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1843, run: r_thread_realtime_output_audio_delta };
-const ROW_thread_realtime_error: Row = { rule: "codex-app-server#thread-realtime-error", line: 1854, run: r_thread_realtime_error };
-const ROW_thread_realtime_closed: Row = { rule: "codex-app-server#thread-realtime-closed", line: 1865, run: r_thread_realtime_closed };
-const ROW_client_request_failed: Row = { rule: "codex-app-server#client-request-failed", line: 1878, run: r_client_request_failed };
-const ROW_initialize_response: Row = { rule: "codex-app-server#initialize-response", line: 1896, run: r_initialize_response };
-const ROW_thread_history_replay: Row = { rule: "codex-app-server#thread-history-replay", line: 1918, run: r_thread_history_replay };
+const ROW_thread_compacted: Row = { rule: "codex-app-server#thread-compacted", line: 375, run: r_thread_compacted };
+const ROW_turn_started: Row = { rule: "codex-app-server#turn-started", line: 389, run: r_turn_started };
+const ROW_turn_completed_in_progress: Row = { rule: "codex-app-server#turn-completed-in-progress", line: 403, run: r_turn_completed_in_progress };
+const ROW_turn_completed: Row = { rule: "codex-app-server#turn-completed", line: 420, run: r_turn_completed };
+const ROW_turn_diff_updated: Row = { rule: "codex-app-server#turn-diff-updated", line: 455, run: r_turn_diff_updated };
+const ROW_turn_plan_updated: Row = { rule: "codex-app-server#turn-plan-updated", line: 493, run: r_turn_plan_updated };
+const ROW_hook_started: Row = { rule: "codex-app-server#hook-started", line: 508, run: r_hook_started };
+const ROW_hook_completed: Row = { rule: "codex-app-server#hook-completed", line: 523, run: r_hook_completed };
+const ROW_item_started: Row = { rule: "codex-app-server#item-started", line: 542, run: r_item_started };
+const ROW_item_completed_in_progress: Row = { rule: "codex-app-server#item-completed-in-progress", line: 599, run: r_item_completed_in_progress };
+const ROW_item_completed_agent_message: Row = { rule: "codex-app-server#item-completed-agent-message", line: 632, run: r_item_completed_agent_message };
+const ROW_item_completed_reasoning: Row = { rule: "codex-app-server#item-completed-reasoning", line: 671, run: r_item_completed_reasoning };
+const ROW_item_completed_plan: Row = { rule: "codex-app-server#item-completed-plan", line: 702, run: r_item_completed_plan };
+const ROW_item_completed_command_execution: Row = { rule: "codex-app-server#item-completed-command-execution", line: 725, run: r_item_completed_command_execution };
+const ROW_item_completed: Row = { rule: "codex-app-server#item-completed", line: 764, run: r_item_completed };
+const ROW_item_auto_approval_review_started: Row = { rule: "codex-app-server#item-auto-approval-review-started", line: 818, run: r_item_auto_approval_review_started };
+const ROW_item_auto_approval_review_completed: Row = { rule: "codex-app-server#item-auto-approval-review-completed", line: 834, run: r_item_auto_approval_review_completed };
+const ROW_item_agent_message_delta: Row = { rule: "codex-app-server#item-agent-message-delta", line: 851, run: r_item_agent_message_delta };
+const ROW_item_plan_delta: Row = { rule: "codex-app-server#item-plan-delta", line: 866, run: r_item_plan_delta };
+const ROW_item_command_execution_output_delta: Row = { rule: "codex-app-server#item-command-execution-output-delta", line: 881, run: r_item_command_execution_output_delta };
+const ROW_item_command_execution_terminal_interaction: Row = { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 896, run: r_item_command_execution_terminal_interaction };
+const ROW_item_file_change_output_delta: Row = { rule: "codex-app-server#item-file-change-output-delta", line: 912, run: r_item_file_change_output_delta };
+const ROW_item_file_change_patch_updated: Row = { rule: "codex-app-server#item-file-change-patch-updated", line: 949, run: r_item_file_change_patch_updated };
+const ROW_item_reasoning_summary_text_delta: Row = { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 964, run: r_item_reasoning_summary_text_delta };
+const ROW_item_reasoning_summary_part_added: Row = { rule: "codex-app-server#item-reasoning-summary-part-added", line: 980, run: r_item_reasoning_summary_part_added };
+const ROW_item_reasoning_text_delta: Row = { rule: "codex-app-server#item-reasoning-text-delta", line: 995, run: r_item_reasoning_text_delta };
+const ROW_item_mcp_tool_call_progress: Row = { rule: "codex-app-server#item-mcp-tool-call-progress", line: 1011, run: r_item_mcp_tool_call_progress };
+const ROW_server_request_resolved: Row = { rule: "codex-app-server#server-request-resolved", line: 1028, run: r_server_request_resolved };
+const ROW_command_approval_request: Row = { rule: "codex-app-server#command-approval-request", line: 1047, run: r_command_approval_request };
+const ROW_file_change_approval_request: Row = { rule: "codex-app-server#file-change-approval-request", line: 1067, run: r_file_change_approval_request };
+const ROW_tool_request_user_input: Row = { rule: "codex-app-server#tool-request-user-input", line: 1087, run: r_tool_request_user_input };
+const ROW_mcp_elicitation_request: Row = { rule: "codex-app-server#mcp-elicitation-request", line: 1121, run: r_mcp_elicitation_request };
+const ROW_permissions_approval_request: Row = { rule: "codex-app-server#permissions-approval-request", line: 1148, run: r_permissions_approval_request };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-app-server#dynamic-tool-call-request", line: 1173, run: r_dynamic_tool_call_request };
+const ROW_auth_tokens_refresh_request: Row = { rule: "codex-app-server#auth-tokens-refresh-request", line: 1203, run: r_auth_tokens_refresh_request };
+const ROW_attestation_generate_request: Row = { rule: "codex-app-server#attestation-generate-request", line: 1229, run: r_attestation_generate_request };
+const ROW_apply_patch_approval_request: Row = { rule: "codex-app-server#apply-patch-approval-request", line: 1247, run: r_apply_patch_approval_request };
+const ROW_exec_command_approval_request: Row = { rule: "codex-app-server#exec-command-approval-request", line: 1267, run: r_exec_command_approval_request };
+const ROW_server_request_error_response: Row = { rule: "codex-app-server#server-request-error-response", line: 1297, run: r_server_request_error_response };
+const ROW_command_approval_response: Row = { rule: "codex-app-server#command-approval-response", line: 1335, run: r_command_approval_response };
+const ROW_file_change_approval_response: Row = { rule: "codex-app-server#file-change-approval-response", line: 1361, run: r_file_change_approval_response };
+const ROW_tool_request_user_input_response: Row = { rule: "codex-app-server#tool-request-user-input-response", line: 1383, run: r_tool_request_user_input_response };
+const ROW_mcp_elicitation_response: Row = { rule: "codex-app-server#mcp-elicitation-response", line: 1419, run: r_mcp_elicitation_response };
+const ROW_permissions_approval_response: Row = { rule: "codex-app-server#permissions-approval-response", line: 1440, run: r_permissions_approval_response };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-app-server#dynamic-tool-call-response", line: 1461, run: r_dynamic_tool_call_response };
+const ROW_auth_tokens_refresh_response: Row = { rule: "codex-app-server#auth-tokens-refresh-response", line: 1487, run: r_auth_tokens_refresh_response };
+const ROW_attestation_generate_response: Row = { rule: "codex-app-server#attestation-generate-response", line: 1508, run: r_attestation_generate_response };
+const ROW_apply_patch_approval_response: Row = { rule: "codex-app-server#apply-patch-approval-response", line: 1526, run: r_apply_patch_approval_response };
+const ROW_exec_command_approval_response: Row = { rule: "codex-app-server#exec-command-approval-response", line: 1547, run: r_exec_command_approval_response };
+const ROW_mcp_oauth_login_completed: Row = { rule: "codex-app-server#mcp-oauth-login-completed", line: 1569, run: r_mcp_oauth_login_completed };
+const ROW_mcp_startup_status_updated: Row = { rule: "codex-app-server#mcp-startup-status-updated", line: 1582, run: r_mcp_startup_status_updated };
+const ROW_account_updated: Row = { rule: "codex-app-server#account-updated", line: 1594, run: r_account_updated };
+const ROW_account_gateway_oauth_changed: Row = { rule: "codex-app-server#account-gateway-oauth-changed", line: 1606, run: r_account_gateway_oauth_changed };
+const ROW_account_rate_limits_updated: Row = { rule: "codex-app-server#account-rate-limits-updated", line: 1622, run: r_account_rate_limits_updated };
+const ROW_account_login_completed: Row = { rule: "codex-app-server#account-login-completed", line: 1634, run: r_account_login_completed };
+const ROW_model_provider_auth_recovery_started: Row = { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1650, run: r_model_provider_auth_recovery_started };
+const ROW_model_provider_auth_recovery_completed: Row = { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1664, run: r_model_provider_auth_recovery_completed };
+const ROW_model_rerouted: Row = { rule: "codex-app-server#model-rerouted", line: 1679, run: r_model_rerouted };
+const ROW_model_verification: Row = { rule: "codex-app-server#model-verification", line: 1695, run: r_model_verification };
+const ROW_model_safety_buffering_updated: Row = { rule: "codex-app-server#model-safety-buffering-updated", line: 1710, run: r_model_safety_buffering_updated };
+const ROW_warning: Row = { rule: "codex-app-server#warning", line: 1728, run: r_warning };
+const ROW_guardian_warning: Row = { rule: "codex-app-server#guardian-warning", line: 1739, run: r_guardian_warning };
+const ROW_deprecation_notice: Row = { rule: "codex-app-server#deprecation-notice", line: 1751, run: r_deprecation_notice };
+const ROW_config_warning: Row = { rule: "codex-app-server#config-warning", line: 1764, run: r_config_warning };
+const ROW_app_list_updated: Row = { rule: "codex-app-server#app-list-updated", line: 1784, run: r_app_list_updated };
+const ROW_windows_world_writable_warning: Row = { rule: "codex-app-server#windows-world-writable-warning", line: 1797, run: r_windows_world_writable_warning };
+const ROW_windows_sandbox_setup_succeeded: Row = { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1810, run: r_windows_sandbox_setup_succeeded };
+const ROW_windows_sandbox_setup_failed: Row = { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1831, run: r_windows_sandbox_setup_failed };
+const ROW_thread_realtime_started: Row = { rule: "codex-app-server#thread-realtime-started", line: 1853, run: r_thread_realtime_started };
+const ROW_thread_realtime_item_added: Row = { rule: "codex-app-server#thread-realtime-item-added", line: 1864, run: r_thread_realtime_item_added };
+const ROW_thread_realtime_item_completed: Row = { rule: "codex-app-server#thread-realtime-item-completed", line: 1876, run: r_thread_realtime_item_completed };
+const ROW_thread_realtime_transcript_done: Row = { rule: "codex-app-server#thread-realtime-transcript-done", line: 1887, run: r_thread_realtime_transcript_done };
+const ROW_thread_realtime_output_audio_delta: Row = { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1898, run: r_thread_realtime_output_audio_delta };
+const ROW_thread_realtime_error: Row = { rule: "codex-app-server#thread-realtime-error", line: 1909, run: r_thread_realtime_error };
+const ROW_thread_realtime_closed: Row = { rule: "codex-app-server#thread-realtime-closed", line: 1920, run: r_thread_realtime_closed };
+const ROW_client_request_failed: Row = { rule: "codex-app-server#client-request-failed", line: 1933, run: r_client_request_failed };
+const ROW_initialize_response: Row = { rule: "codex-app-server#initialize-response", line: 1951, run: r_initialize_response };
+const ROW_thread_history_replay: Row = { rule: "codex-app-server#thread-history-replay", line: 1973, run: r_thread_history_replay };
 const PICK_NOTIFICATION_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_NOTIFICATION_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_NOTIFICATION_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_plan, ROW_item_completed];
@@ -1631,34 +1631,34 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1974)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1977)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1980)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1983)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1986)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1989)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1992)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1995)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1998)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:2001)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:2004)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:2007)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:2010)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:2013)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:2016)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2019)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2022)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2030)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2033)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2049)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2066)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2077)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2102)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2115)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2124)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2143)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2151)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2167)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2172)",
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:2029)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:2032)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:2035)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:2038)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:2041)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:2044)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:2047)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:2050)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:2053)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:2056)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:2059)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:2062)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:2065)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:2068)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:2071)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2074)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2077)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2085)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2088)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2104)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2121)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2132)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2157)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2170)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2179)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2198)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2206)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2222)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2227)",
   },
 };

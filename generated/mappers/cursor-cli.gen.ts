@@ -2,11 +2,10 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
-// Mapping table mappings/cursor-cli.yaml: sha256 4849a9d0c14e3a4b19bfef64c04bcb2e544a8bb671fb9e155a568d967f54c834
+// Mapping table mappings/cursor-cli.yaml: sha256 6d8e1ef5df07c89632f9eae8598e7afe4beaee080ea95c2f453935301d5da16e
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, clip, concat, elements, firstId, integerOf, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
 
 export type EventMessage = U.CursorStreamJsonEvent;
@@ -251,14 +250,16 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.call_id);
   const s_cursorTool = h_cursor.cursorTool(m.tool_call);
-  const s_cursorToolTitle = h_cursor.cursorToolTitle(m.tool_call);
+  const s_toolPart = (typeOf(m.tool_call) === "array" ? objects(m.tool_call).map((s_element) => (s_element))?.[0] : variantOf(m.tool_call));
+  const s_toolArgs = (typeOf((s_toolPart as JsonView)?.args) != null ? (s_toolPart as JsonView)?.args : (json((s_toolPart as JsonView)?.arguments) ?? (s_toolPart as JsonView)?.arguments));
+  const s_toolTitle = clip((text(stringOf((s_toolArgs as JsonView)?.command), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.path), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.query), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.url), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.name), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.description), "", "strings", true) ?? text(stringOf((s_toolPart as JsonView)?.name), "", "strings", true)));
   if (cx.isNew("item")) {
     const s_tool = s_cursorTool;
     const s_kind = map_toolKind(tagOf(m.tool_call));
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_cursorToolTitle,
+      title: s_toolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
@@ -278,7 +279,7 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
     cx.emit("item.updated", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_cursorToolTitle,
+      title: s_toolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
@@ -295,7 +296,7 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:350 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:352 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -326,21 +327,23 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
   return true;
 }
 
-/** mappings/cursor-cli.yaml:384 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:386 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.call_id);
   const s_cursorTool = h_cursor.cursorTool(m.tool_call);
-  const s_cursorToolTitle = h_cursor.cursorToolTitle(m.tool_call);
+  const s_toolPart = (typeOf(m.tool_call) === "array" ? objects(m.tool_call).map((s_element) => (s_element))?.[0] : variantOf(m.tool_call));
+  const s_toolArgs = (typeOf((s_toolPart as JsonView)?.args) != null ? (s_toolPart as JsonView)?.args : (json((s_toolPart as JsonView)?.arguments) ?? (s_toolPart as JsonView)?.arguments));
+  const s_toolTitle = clip((text(stringOf((s_toolArgs as JsonView)?.command), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.path), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.query), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.url), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.name), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.description), "", "strings", true) ?? text(stringOf((s_toolPart as JsonView)?.name), "", "strings", true)));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_tool = s_cursorTool;
     const s_kind = map_toolKind(tagOf(m.tool_call));
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_cursorToolTitle,
+      title: s_toolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
@@ -364,7 +367,7 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
     cx.emit("item.completed", {
       itemType: s_kind,
       status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as JsonView)?.result) ?? "(none)"), "failed"),
-      title: s_cursorToolTitle,
+      title: s_toolTitle,
       data: {
         kind: tagOf(m.tool_call),
         args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
@@ -386,7 +389,7 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-cli.yaml:457 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:461 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -414,22 +417,25 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
   return true;
 }
 
-/** mappings/cursor-cli.yaml:485 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:489 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
   cx.closeOpen("completed", "the run ended (result: success) before this item's completion was reported");
-  cx.emit("turn.completed", {
-    state: "completed",
-    stopReason: m.subtype,
-    usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage, requestId: m.request_id },
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cachedReadTokens, cacheWriteTokens: m.usage?.cachedWriteTokens, totalTokens: m.usage?.totalTokens }),
-  });
+  {
+    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cachedReadTokens), cacheWriteTokens: integerOf(m.usage?.cachedWriteTokens), totalTokens: integerOf(m.usage?.totalTokens) };
+    cx.emit("turn.completed", {
+      state: "completed",
+      stopReason: m.subtype,
+      usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage, requestId: m.request_id },
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-cli.yaml:515 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:521 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
@@ -439,13 +445,16 @@ function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: Ro
     message: (str(m.result) ?? m.subtype),
     detail: { subtype: m.subtype, is_error: m.is_error },
   });
-  cx.emit("turn.completed", {
-    state: "failed",
-    stopReason: m.subtype,
-    errorMessage: (str(m.result) ?? m.subtype),
-    usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage },
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cachedReadTokens, cacheWriteTokens: m.usage?.cachedWriteTokens, totalTokens: m.usage?.totalTokens }),
-  });
+  {
+    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cachedReadTokens), cacheWriteTokens: integerOf(m.usage?.cachedWriteTokens), totalTokens: integerOf(m.usage?.totalTokens) };
+    cx.emit("turn.completed", {
+      state: "failed",
+      stopReason: m.subtype,
+      errorMessage: (str(m.result) ?? m.subtype),
+      usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage },
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
@@ -458,11 +467,11 @@ const ROW_assistant_message: Row = { rule: "cursor-cli#assistant-message", line:
 const ROW_thinking_delta: Row = { rule: "cursor-cli#thinking-delta", line: 241, run: r_thinking_delta };
 const ROW_thinking_completed: Row = { rule: "cursor-cli#thinking-completed", line: 262, run: r_thinking_completed };
 const ROW_tool_call_started: Row = { rule: "cursor-cli#tool-call-started", line: 289, run: r_tool_call_started };
-const ROW_tool_call_todos_completed: Row = { rule: "cursor-cli#tool-call-todos-completed", line: 350, run: r_tool_call_todos_completed };
-const ROW_tool_call_completed: Row = { rule: "cursor-cli#tool-call-completed", line: 384, run: r_tool_call_completed };
-const ROW_tool_call_other: Row = { rule: "cursor-cli#tool-call-other", line: 457, run: r_tool_call_other };
-const ROW_result_success: Row = { rule: "cursor-cli#result-success", line: 485, run: r_result_success };
-const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 515, run: r_result_failed };
+const ROW_tool_call_todos_completed: Row = { rule: "cursor-cli#tool-call-todos-completed", line: 352, run: r_tool_call_todos_completed };
+const ROW_tool_call_completed: Row = { rule: "cursor-cli#tool-call-completed", line: 386, run: r_tool_call_completed };
+const ROW_tool_call_other: Row = { rule: "cursor-cli#tool-call-other", line: 461, run: r_tool_call_other };
+const ROW_result_success: Row = { rule: "cursor-cli#result-success", line: 489, run: r_result_success };
+const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 521, run: r_result_failed };
 const PICK_EVENT_TOOL_CALL_1: readonly Row[] = [ROW_tool_call_started, ROW_tool_call_other];
 const PICK_EVENT_TOOL_CALL_2: readonly Row[] = [ROW_tool_call_todos_completed, ROW_tool_call_completed, ROW_tool_call_other];
 const PICK_EVENT_TOOL_CALL_OTHER: readonly Row[] = [ROW_tool_call_other];

@@ -6,11 +6,10 @@
 //   d0a080105e66cb033b104b50873fff018889b939da8c03a58108fa0c78b0c633  schemas/upstream/cursor-sdk/1.0.32/InteractionUpdate.json
 //   d66df529aa2b9d153e6751e77f286f6149f603c66413c7bf40c7b8b011225543  schemas/upstream/cursor-sdk/1.0.32/RunStreamEvent.json
 //   37a0a899f4874d7dae6eb2d6b9681e99df619a73faef5ce1f0f68e47bbe8e715  schemas/upstream/cursor-sdk/1.0.32/SDKMessage.json
-// Mapping table mappings/cursor-sdk.yaml: sha256 431e2104ad8bfa089a0a1ed571e62be5f215dfedeb02b875513d1064c3a4fd65
+// Mapping table mappings/cursor-sdk.yaml: sha256 56f98e63a3e2127b2269ed1f5a5a2c76837c16c42cea9c7d969919f4f050764c
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, clip, concat, elements, firstId, integerOf, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-sdk.gen.js";
 import type { SessionSlots } from "../vars.gen.js";
 
@@ -284,7 +283,7 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: h_cursor.cursorSdkToolTitle(m.name, m.args),
+      title: (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.description), "", "strings", true))) : undefined),
       data: { name: m.name, args: m.args, truncated: m.truncated },
       toolName: s_tool?.name,
       input: m.args,
@@ -311,14 +310,14 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
   cx.ref(ID_item_close_2, m.call_id);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.name, m.args, m.result);
-  const s_cursorSdkToolTitle = h_cursor.cursorSdkToolTitle(m.name, m.args);
+  const s_toolTitle = (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.description), "", "strings", true))) : undefined);
   if (!cx.wasOpen("item")) cx.setVarIn(cx.vars.seg, m.run_id, add(cx.vars.seg.get(m.run_id), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_tool = s_cursorSdkTool;
     cx.emit("item.started", {
       itemType: map_toolKind(m.name),
       status: "inProgress",
-      title: s_cursorSdkToolTitle,
+      title: s_toolTitle,
       toolName: s_tool?.name,
       input: m.args,
     });
@@ -333,7 +332,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
     cx.emit("item.completed", {
       itemType: s_kind,
       status: (map_resultStatus(m.result?.status) ?? map_callStatus(m.status)),
-      title: s_cursorSdkToolTitle,
+      title: s_toolTitle,
       data: { name: m.name, args: m.args, result: m.result, truncated: m.truncated },
       toolName: s_tool?.name,
       input: m.args,
@@ -376,14 +375,17 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
   if (!(cx.vars.live.get((v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id)))) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
-  cx.emit("thread.token-usage.updated", {
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cacheReadTokens, cacheWriteTokens: m.usage?.cacheWriteTokens, reasoningTokens: m.usage?.reasoningTokens, totalTokens: m.usage?.totalTokens }),
-  });
+  {
+    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cacheReadTokens), cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens), reasoningTokens: integerOf(m.usage?.reasoningTokens), totalTokens: integerOf(m.usage?.totalTokens) };
+    cx.emit("thread.token-usage.updated", {
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:529 — runEvent result → turn.completed */
+/** mappings/cursor-sdk.yaml:531 — runEvent result → turn.completed */
 function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.agentId);
   cx.ref(ID_turn_close, (cx.vars.run.get(m.runId) ?? m.runId));
@@ -398,7 +400,7 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:561 — update user-message-appended → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:563 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, (v1 !== UNSET ? v1 : (v1 = (m.userMessage?.session_id ?? cx.vars.agent))));
@@ -418,7 +420,7 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:594 — update text-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:596 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -433,7 +435,7 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:630 — update thinking-completed → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:632 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET, v4: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -452,7 +454,7 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:660 — update thinking-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:662 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -467,7 +469,7 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:690 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
+/** mappings/cursor-sdk.yaml:692 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -484,7 +486,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: h_cursor.cursorSdkToolTitle(m.toolCall?.type, m.toolCall?.args),
+      title: (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.description), "", "strings", true))) : undefined),
       data: { name: m.toolCall?.type, args: m.toolCall?.args, modelCallId: m.modelCallId },
       toolName: s_tool?.name,
       input: m.toolCall?.args,
@@ -503,7 +505,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:742 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-sdk.yaml:744 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   if (!(m.toolCall?.type === "updateTodos")) return false;
@@ -539,7 +541,7 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:794 — update tool-call-completed → turn.started, item.started, item.completed */
+/** mappings/cursor-sdk.yaml:796 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -547,7 +549,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
-  const s_cursorSdkToolTitle = h_cursor.cursorSdkToolTitle(m.toolCall?.type, m.toolCall?.args);
+  const s_toolTitle = (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.description), "", "strings", true))) : undefined);
   if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -558,7 +560,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: s_cursorSdkToolTitle,
+      title: s_toolTitle,
       toolName: s_tool?.name,
       input: m.toolCall?.args,
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
@@ -572,7 +574,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
     cx.emit("item.completed", {
       itemType: s_kind,
       status: (map_resultStatus(m.toolCall?.result?.status) ?? "completed"),
-      title: s_cursorSdkToolTitle,
+      title: s_toolTitle,
       data: { name: m.toolCall?.type, args: m.toolCall?.args, result: m.toolCall?.result, modelCallId: m.modelCallId },
       toolName: s_tool?.name,
       input: m.toolCall?.args,
@@ -591,7 +593,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:886 — update step-completed → item.completed */
+/** mappings/cursor-sdk.yaml:888 — update step-completed → item.completed */
 function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-completed">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -603,7 +605,7 @@ function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-com
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:921 — update shell-output-delta → content.delta, runtime.warning */
+/** mappings/cursor-sdk.yaml:923 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!((h_cursor.cursorShellCase(m.event, m) === "stdout" || h_cursor.cursorShellCase(m.event, m) === "stderr" || h_cursor.cursorShellCase(m.event, m) === "output"))) return false;
@@ -628,7 +630,7 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:974 — update summary-started → turn.started, item.started */
+/** mappings/cursor-sdk.yaml:976 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -641,7 +643,7 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:996 — update summary → turn.started, item.started, item.updated, tool.summary */
+/** mappings/cursor-sdk.yaml:998 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -656,7 +658,7 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1029 — update summary-completed → item.completed */
+/** mappings/cursor-sdk.yaml:1031 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -670,34 +672,40 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1053 — update turn-ended → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:1055 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   if (!(cx.vars.streamed.get((cx.vars.tk ?? "none")) != null)) return false;
   cx.ref(ID_thread_use_3, cx.vars.agent);
   cx.ref(ID_turn_use, cx.vars.tk);
-  if (m.usage != null) cx.emit("thread.token-usage.updated", {
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cacheReadTokens, cacheWriteTokens: m.usage?.cacheWriteTokens, reasoningTokens: m.usage?.reasoningTokens }),
-  });
+  if (m.usage != null) {
+    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cacheReadTokens), cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens), reasoningTokens: integerOf(m.usage?.reasoningTokens) };
+    cx.emit("thread.token-usage.updated", {
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1075 — update turn-ended → thread.token-usage.updated, turn.completed */
+/** mappings/cursor-sdk.yaml:1079 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.vars.agent);
   cx.ref(ID_turn_close, (cx.vars.tk ?? joinKey("live", (cx.vars.nturn ?? 0))));
   cx.setVar("tk", null);
   cx.setVar("nturn", add(cx.vars.nturn, 1));
   cx.closeOpen("failed", "the turn ended before this item completed", ["assistant_message", "reasoning", "context_compaction"]);
-  if (m.usage != null) cx.emit("thread.token-usage.updated", {
-    usage: m.usage,
-    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cacheReadTokens, cacheWriteTokens: m.usage?.cacheWriteTokens, reasoningTokens: m.usage?.reasoningTokens }),
-  });
+  if (m.usage != null) {
+    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cacheReadTokens), cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens), reasoningTokens: integerOf(m.usage?.reasoningTokens) };
+    cx.emit("thread.token-usage.updated", {
+      usage: m.usage,
+      tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
+    });
+  }
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", usage: m.usage });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1108 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1114 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
   cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.vars.agent, text: m.turn?.userMessage?.text } });
@@ -708,7 +716,7 @@ function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "t
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1133 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1139 — conversation agentConversationTurn */
 function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
@@ -717,7 +725,7 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1155 — conversation shellConversationTurn */
+/** mappings/cursor-sdk.yaml:1161 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   cx.setVar("restored", add(cx.vars.restored, 1));
   cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", cx.vars.restored), modelCallId: joinKey("restored", cx.vars.restored), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
@@ -725,20 +733,20 @@ function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1182 — conversationStep assistantMessage */
+/** mappings/cursor-sdk.yaml:1188 — conversationStep assistantMessage */
 function r_conversation_step_text(m: View<Member<ConversationStepMessage, "type", "assistantMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "text-delta", text: m.message?.text });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1197 — conversationStep thinkingMessage */
+/** mappings/cursor-sdk.yaml:1203 — conversationStep thinkingMessage */
 function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "type", "thinkingMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "thinking-delta", text: m.message?.text });
   cx.delegate("cursor-sdk", { type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1214 — conversationStep toolCall */
+/** mappings/cursor-sdk.yaml:1220 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   cx.setVar("restored", add(cx.vars.restored, 1));
@@ -767,27 +775,27 @@ const ROW_tool_call_ended: Row = { rule: "cursor-sdk#tool-call-ended", line: 413
 const ROW_task: Row = { rule: "cursor-sdk#task", line: 481, run: r_task };
 const ROW_task_status: Row = { rule: "cursor-sdk#task-status", line: 497, run: r_task_status };
 const ROW_usage: Row = { rule: "cursor-sdk#usage", line: 513, run: r_usage };
-const ROW_run_result: Row = { rule: "cursor-sdk#run-result", line: 529, run: r_run_result };
-const ROW_update_user: Row = { rule: "cursor-sdk#update-user", line: 561, run: r_update_user };
-const ROW_update_text: Row = { rule: "cursor-sdk#update-text", line: 594, run: r_update_text };
-const ROW_update_thinking_completed: Row = { rule: "cursor-sdk#update-thinking-completed", line: 630, run: r_update_thinking_completed };
-const ROW_update_thinking: Row = { rule: "cursor-sdk#update-thinking", line: 660, run: r_update_thinking };
-const ROW_update_tool_call_running: Row = { rule: "cursor-sdk#update-tool-call-running", line: 690, run: r_update_tool_call_running };
-const ROW_update_todos_completed: Row = { rule: "cursor-sdk#update-todos-completed", line: 742, run: r_update_todos_completed };
-const ROW_update_tool_call_completed: Row = { rule: "cursor-sdk#update-tool-call-completed", line: 794, run: r_update_tool_call_completed };
-const ROW_update_step_completed: Row = { rule: "cursor-sdk#update-step-completed", line: 886, run: r_update_step_completed };
-const ROW_update_shell_output: Row = { rule: "cursor-sdk#update-shell-output", line: 921, run: r_update_shell_output };
-const ROW_update_summary_started: Row = { rule: "cursor-sdk#update-summary-started", line: 974, run: r_update_summary_started };
-const ROW_update_summary: Row = { rule: "cursor-sdk#update-summary", line: 996, run: r_update_summary };
-const ROW_update_summary_completed: Row = { rule: "cursor-sdk#update-summary-completed", line: 1029, run: r_update_summary_completed };
-const ROW_update_turn_ended_in_run: Row = { rule: "cursor-sdk#update-turn-ended-in-run", line: 1053, run: r_update_turn_ended_in_run };
-const ROW_update_turn_ended: Row = { rule: "cursor-sdk#update-turn-ended", line: 1075, run: r_update_turn_ended };
-const ROW_conversation_agent_turn_prompt: Row = { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1108, run: r_conversation_agent_turn_prompt };
-const ROW_conversation_agent_turn: Row = { rule: "cursor-sdk#conversation-agent-turn", line: 1133, run: r_conversation_agent_turn };
-const ROW_conversation_shell_turn: Row = { rule: "cursor-sdk#conversation-shell-turn", line: 1155, run: r_conversation_shell_turn };
-const ROW_conversation_step_text: Row = { rule: "cursor-sdk#conversation-step-text", line: 1182, run: r_conversation_step_text };
-const ROW_conversation_step_thinking: Row = { rule: "cursor-sdk#conversation-step-thinking", line: 1197, run: r_conversation_step_thinking };
-const ROW_conversation_step_tool_call: Row = { rule: "cursor-sdk#conversation-step-tool-call", line: 1214, run: r_conversation_step_tool_call };
+const ROW_run_result: Row = { rule: "cursor-sdk#run-result", line: 531, run: r_run_result };
+const ROW_update_user: Row = { rule: "cursor-sdk#update-user", line: 563, run: r_update_user };
+const ROW_update_text: Row = { rule: "cursor-sdk#update-text", line: 596, run: r_update_text };
+const ROW_update_thinking_completed: Row = { rule: "cursor-sdk#update-thinking-completed", line: 632, run: r_update_thinking_completed };
+const ROW_update_thinking: Row = { rule: "cursor-sdk#update-thinking", line: 662, run: r_update_thinking };
+const ROW_update_tool_call_running: Row = { rule: "cursor-sdk#update-tool-call-running", line: 692, run: r_update_tool_call_running };
+const ROW_update_todos_completed: Row = { rule: "cursor-sdk#update-todos-completed", line: 744, run: r_update_todos_completed };
+const ROW_update_tool_call_completed: Row = { rule: "cursor-sdk#update-tool-call-completed", line: 796, run: r_update_tool_call_completed };
+const ROW_update_step_completed: Row = { rule: "cursor-sdk#update-step-completed", line: 888, run: r_update_step_completed };
+const ROW_update_shell_output: Row = { rule: "cursor-sdk#update-shell-output", line: 923, run: r_update_shell_output };
+const ROW_update_summary_started: Row = { rule: "cursor-sdk#update-summary-started", line: 976, run: r_update_summary_started };
+const ROW_update_summary: Row = { rule: "cursor-sdk#update-summary", line: 998, run: r_update_summary };
+const ROW_update_summary_completed: Row = { rule: "cursor-sdk#update-summary-completed", line: 1031, run: r_update_summary_completed };
+const ROW_update_turn_ended_in_run: Row = { rule: "cursor-sdk#update-turn-ended-in-run", line: 1055, run: r_update_turn_ended_in_run };
+const ROW_update_turn_ended: Row = { rule: "cursor-sdk#update-turn-ended", line: 1079, run: r_update_turn_ended };
+const ROW_conversation_agent_turn_prompt: Row = { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1114, run: r_conversation_agent_turn_prompt };
+const ROW_conversation_agent_turn: Row = { rule: "cursor-sdk#conversation-agent-turn", line: 1139, run: r_conversation_agent_turn };
+const ROW_conversation_shell_turn: Row = { rule: "cursor-sdk#conversation-shell-turn", line: 1161, run: r_conversation_shell_turn };
+const ROW_conversation_step_text: Row = { rule: "cursor-sdk#conversation-step-text", line: 1188, run: r_conversation_step_text };
+const ROW_conversation_step_thinking: Row = { rule: "cursor-sdk#conversation-step-thinking", line: 1203, run: r_conversation_step_thinking };
+const ROW_conversation_step_tool_call: Row = { rule: "cursor-sdk#conversation-step-tool-call", line: 1220, run: r_conversation_step_tool_call };
 const PICK_MESSAGE_STATUS_1: readonly Row[] = [ROW_status_running, ROW_status_other];
 const PICK_MESSAGE_STATUS_2: readonly Row[] = [ROW_status_running, ROW_status_other];
 const PICK_MESSAGE_STATUS_3: readonly Row[] = [ROW_status_finished, ROW_status_other];
@@ -904,14 +912,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1238)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1241)",
-    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1244)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1250)",
-    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1253)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1256)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1259)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1262)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1244)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1247)",
+    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1250)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1256)",
+    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1259)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1262)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1265)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1268)",
   },
   ignoreWhen: {
     "cursor-sdk#ignored-message-3": (m: JsonView, cx: { readonly vars: SessionSlots }) => m?.run_id != null && cx.vars.live.get((cx.vars.run.get(m?.run_id) ?? m?.run_id)) != null,

@@ -4,7 +4,7 @@
 //   0fa825390b5968d38fd973270a984611c7ab6081d376eb2fcb591cc5db5647d2  schemas/upstream/gemini-cli/0.61.0/ChatRecord.json
 // Mapping table mappings/gemini-chat.yaml: sha256 bf455f8e0605d8a87ff1946b27ae27a2cc2da85312089beb497d23585a4d879d
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { UNSET, add, arr, concat, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, elements, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/gemini-chat.gen.js";
 import type { SessionSlots } from "../vars.gen.js";
 

@@ -4,7 +4,7 @@
 //   39ebe29168eca7780a739a1c5bed6bea07db8edf792450471bf9cbf05aa2891a  schemas/upstream/opencode/1.18.33/MessageEntry.json
 // Mapping table mappings/opencode-history.yaml: sha256 762de54bd4222a6af15c90e26b34b8c9dd9a9b9088220e4ffc218baf4140b4e3
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { add, allIds, arr, concat, eachId, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, allIds, arr, concat, eachId, elements, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-history.gen.js";
 
 export type EntryMessage = U.OpencodeMessageEntry;

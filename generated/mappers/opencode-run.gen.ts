@@ -4,7 +4,7 @@
 //   0c6df4f7356ecea331f9fb7253250ecad502bfd4f4fa29577b950b80fb97519d  schemas/upstream/opencode/1.18.33/RunEvent.json
 // Mapping table mappings/opencode-run.yaml: sha256 cca3d53f526e78d346ec44b9f4aa74963ea173bec60a6ea136d6c960e514aba2
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { add, arr, concat, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, elements, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-run.gen.js";
 
 export type RunMessage = U.OpencodeRunEvent;

@@ -74,36 +74,6 @@ export function acpLocationFiles(locations: unknown, kind: unknown): FileChange[
   return [...new Set(paths)].map((path) => ({ path, change }));
 }
 
-/** The terminal an ACP tool call's content embeds (`{type: "terminal", terminalId}`): its output lives with the client. */
-export function acpTerminalId(content: unknown): string | undefined {
-  if (!Array.isArray(content)) return undefined;
-  for (const c of content) if (c && typeof c === "object" && (c as any).type === "terminal" && typeof (c as any).terminalId === "string") return (c as any).terminalId;
-  return undefined;
-}
-
-/** ACP permission options (`[{optionId, name, kind}]`) → canonical request options: the kind is the decision. */
-export function acpOptions(options: unknown): { decision: "allow_once" | "allow_always" | "reject_once" | "reject_always"; label?: string; providerOptionId: string }[] | undefined {
-  if (!Array.isArray(options)) return undefined;
-  const kinds = ["allow_once", "allow_always", "reject_once", "reject_always"] as const;
-  const out = options.filter((o) => o && typeof o.optionId === "string" && (kinds as readonly string[]).includes(o.kind))
-    .map((o) => ({ decision: o.kind, providerOptionId: o.optionId as string, ...(typeof o.name === "string" ? { label: o.name as string } : {}) }));
-  return out.length ? out : undefined;
-}
-
-/** An ACP prompt's text (`session/prompt` params.prompt: its text blocks joined), else undefined. */
-export function acpPromptText(prompt: unknown): string | undefined {
-  if (!Array.isArray(prompt)) return undefined;
-  const parts = prompt.filter((b) => b && b.type === "text" && typeof b.text === "string").map((b) => b.text as string);
-  return parts.length ? parts.join("") : undefined;
-}
-
-/** An ACP prompt's other blocks (resource links, resources, images), as sent; undefined when it has none. */
-export function acpPromptInput(prompt: unknown): unknown[] | undefined {
-  if (!Array.isArray(prompt)) return undefined;
-  const rest = prompt.filter((b) => !(b && b.type === "text"));
-  return rest.length ? rest : undefined;
-}
-
 /** A local path: a `file://` URL's path (percent-decoded), a plain path as is. */
 export function localPath(x: unknown): string | undefined {
   if (typeof x !== "string") return undefined;
@@ -111,8 +81,3 @@ export function localPath(x: unknown): string | undefined {
   try { return decodeURIComponent(x.slice("file://".length).replace(/^[^/]*/, "")); } catch { return x; }
 }
 
-/** ACP tool call content when it has a `diff` block (the content to add to a turn's diff), else undefined. */
-export function acpDiffContent(content: unknown): unknown[] | undefined {
-  if (!Array.isArray(content)) return undefined;
-  return content.some((c) => c && typeof c === "object" && (c as any).type === "diff" && typeof (c as any).path === "string") ? content : undefined;
-}

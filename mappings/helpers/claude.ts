@@ -4,7 +4,7 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
-import { clip, wholeFileDiff, type FileChange } from "./lib/shared.js";
+import { wholeFileDiff, type FileChange } from "./lib/shared.js";
 
 /**
  * The messages a Claude message with several content blocks is mapped as, one per block: message i is the message
@@ -29,36 +29,6 @@ export function claudeBlockMessages(msg: unknown, leading?: string): Record<stri
     if (leading !== undefined && (content[i] as any)?.type !== leading) break;
   }
   return out;
-}
-
-/**
- * The item key of the first content block of a Claude `assistant` message (text, thinking, other non-tool blocks):
- * `<message id>:<block index>`, the key content_block_start gave the streamed block. The index is the block's position
- * when the message carries several blocks (or is the rest of one, see claudeRestOfMessage); otherwise (Claude Code 2.x
- * sends one block per message) the index of the last block the stream started for that message (`lastBlock`), else 0
- * when no stream was seen and the message has an id, else the message uuid.
- */
-export function claudeBlockKey(msg: unknown, lastBlock: unknown): string | undefined {
-  if (!msg || typeof msg !== "object") return undefined;
-  const m = msg as Record<string, any>;
-  const id = typeof m.message?.id === "string" ? m.message.id : undefined;
-  const content = Array.isArray(m.message?.content) ? m.message.content : [];
-  if (id !== undefined) {
-    if (typeof m.agentnormBlock === "number") return `${id}:${m.agentnormBlock}`;
-    if (content.length > 1) return `${id}:0`;
-    if (typeof lastBlock === "number" || typeof lastBlock === "string") return `${id}:${lastBlock}`;
-  }
-  if (typeof m.uuid === "string") return m.uuid;
-  return id !== undefined ? `${id}:0` : undefined;
-}
-
-/** A short title for a Claude tool use: the command, the file path, the pattern, the URL or query, else the tool name. */
-export function claudeToolTitle(name: unknown, input: unknown): string | undefined {
-  const i = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
-  for (const k of ["command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description"]) {
-    if (typeof i[k] === "string" && i[k] !== "") return clip(i[k] as string);
-  }
-  return typeof name === "string" ? name : undefined;
 }
 
 /**

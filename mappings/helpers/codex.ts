@@ -1,31 +1,13 @@
 /**
- * Helpers of the codex tables: provider logic that is not a table (Codex: item titles and command output chunks).
+ * Helpers of the codex tables: provider logic that is not a table (Codex: command output chunks, file changes, call outputs).
  * Every exported function is callable from a table as `{ $helper: NAME, args: [...] }` (codegen checks the name and
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
-import { clip, shellQuote, wholeFileDiff, type FileChange } from "./lib/shared.js";
-import { outputText } from "./content.js";
-import { num } from "./lib/shared.js";
+import { wholeFileDiff, type FileChange } from "./lib/shared.js";
+import { num, outputText } from "./lib/shared.js";
 import { localPath } from "./acp.js";
-import { json as parseJson, str } from "../../src/normalize/row-util.js";
-
-/** A short human title for a provider item: the command, the changed paths, the tool, the query… */
-export function itemTitle(item: unknown): string | undefined {
-  if (!item || typeof item !== "object") return undefined;
-  const it = item as Record<string, any>;
-  if (typeof it.command === "string") return clip(it.command);
-  if (Array.isArray(it.command)) return clip(it.command.filter((x: unknown) => typeof x === "string").map(shellQuote).join(" "));
-  if (Array.isArray(it.changes)) {
-    const paths = it.changes.map((c: any) => c?.path).filter((p: unknown): p is string => typeof p === "string");
-    if (paths.length) return clip(paths.join(", "));
-  }
-  if (typeof it.server === "string" && typeof it.tool === "string") return `${it.server}.${it.tool}`;
-  if (typeof it.tool === "string") return it.tool;
-  if (typeof it.query === "string") return clip(it.query);
-  if (typeof it.path === "string") return clip(it.path);
-  return undefined;
-}
+import { json as parseJson, shellLine, str } from "../../src/normalize/row-util.js";
 
 /**
  * Command output chunks as text. Codex EventMsg `exec_command_output_delta.chunk` is base64 in some versions
@@ -63,14 +45,6 @@ export function codexFiles(changes: unknown): FileChange[] | undefined {
     out.push(f);
   }
   return out.length ? out : undefined;
-}
-
-/** A command as one line: a string as is, an argv array shell-quoted as Codex shows it (["bash","-lc","ls -la"] → bash -lc 'ls -la'). */
-export function commandLine(cmd: unknown): string | undefined {
-  if (typeof cmd === "string") return cmd;
-  if (!Array.isArray(cmd)) return undefined;
-  const args = cmd.filter((x): x is string => typeof x === "string");
-  return args.length ? args.map(shellQuote).join(" ") : undefined;
 }
 
 /** Milliseconds: a number as is, a Rust Duration `{secs, nanos}` converted. */
@@ -130,24 +104,7 @@ export function codexToolItem(item: unknown): { command?: string; cwd?: string; 
   if (!item || typeof item !== "object") return undefined;
   const it = item as Record<string, unknown>;
   if (it.type !== "CommandExecution" && it.type !== "FileChange") return undefined;
-  return { command: commandLine(it.command), cwd: localPath(it.cwd), exitCode: num(it.exit_code), output: str(it.aggregated_output), durationMs: durationMs(it.duration), files: codexChangeMap(it.changes) };
-}
-
-/**
- * The command a tool call's arguments (an object, or JSON text) name: `cmd` (Codex exec_command) or `command` (an
- * argv array, or a string: Codex shell, ACP agents' rawInput); undefined for other arguments.
- */
-export function argsCommand(args: unknown): string | undefined {
-  const a = typeof args === "string" ? parseJson(args) : args;
-  if (!a || typeof a !== "object" || Array.isArray(a)) return undefined;
-  const o = a as Record<string, unknown>;
-  return commandLine(o.cmd) ?? commandLine(o.command);
-}
-
-/** The working directory a tool call's arguments name (`workdir`, as Codex sends it), else undefined. */
-export function argsCwd(args: unknown): string | undefined {
-  const a = typeof args === "string" ? parseJson(args) : args;
-  return a && typeof a === "object" && typeof (a as any).workdir === "string" ? (a as any).workdir : undefined;
+  return { command: shellLine(it.command), cwd: localPath(it.cwd), exitCode: num(it.exit_code), output: str(it.aggregated_output), durationMs: durationMs(it.duration), files: codexChangeMap(it.changes) };
 }
 
 /**

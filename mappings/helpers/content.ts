@@ -1,6 +1,6 @@
 /**
- * Helpers shared by the tables for typed item content (the canonical fields of item payloads): text of tool output,
- * token counts, a context-window reading.
+ * Helpers shared by the tables for typed item content (the canonical fields of item payloads): a context-window
+ * reading.
  * Every exported function is callable from a table as `{ $helper: NAME, args: [...] }` (codegen checks the name and
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data.
  */
@@ -17,32 +17,3 @@ export function contextUsage(used: unknown, size: unknown): { usedTokens: number
   return w !== undefined && Number.isInteger(w) && w >= 0 ? { usedTokens: u, windowTokens: w } : { usedTokens: u };
 }
 
-/** Tool output as text: a string as is, text blocks / ACP content blocks joined, else undefined. */
-export function outputText(x: unknown): string | undefined {
-  if (typeof x === "string") return x;
-  if (!Array.isArray(x)) return undefined;
-  const parts: string[] = [];
-  for (const b of x) {
-    if (typeof b === "string") parts.push(b);
-    else if (b && typeof b === "object") {
-      const t = (b as any).type === "content" ? (b as any).content : b;
-      if (typeof t?.text === "string") parts.push(t.text);
-    }
-  }
-  return parts.length ? parts.join("\n") : undefined;
-}
-
-/**
- * Canonical token usage from counts a row picked out of the provider's usage object: the counts that are numbers
- * (integers), or undefined when the input or output count is missing (an empty usage object says nothing).
- */
-export function tokenUsage(counts: unknown): { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number; totalTokens?: number; contextWindow?: number } | undefined {
-  if (!counts || typeof counts !== "object") return undefined;
-  const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(counts as Record<string, unknown>)) {
-    const n = num(v);
-    if (n !== undefined && Number.isInteger(n)) out[k] = n;
-  }
-  if (out.inputTokens === undefined || out.outputTokens === undefined) return undefined;
-  return out as ReturnType<typeof tokenUsage> & object;
-}

@@ -1,10 +1,10 @@
 /**
- * Helpers of the cursor tables: provider data the tables read (Cursor: todo merges, tool call content and titles).
+ * Helpers of the cursor tables: provider data the tables read (Cursor: todo merges, tool call content).
  * Every exported function is callable from a table as `{ $helper: NAME, args: [...] }` (codegen checks the name and
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
-import { clip, type FileChange } from "./lib/shared.js";
+import { type FileChange } from "./lib/shared.js";
 import { num } from "./lib/shared.js";
 import { editFiles } from "./claude.js";
 import { json } from "../../src/normalize/row-util.js";
@@ -23,15 +23,6 @@ export function cursorTodos(prev: unknown, todos: unknown, merge: unknown): unkn
     else out.push(t);
   }
   return out;
-}
-
-/** A short title for a cursor-agent tool call: its command, path, pattern or query, or the MCP / function tool's name. */
-export function cursorToolTitle(toolCall: unknown): string | undefined {
-  const p = cursorToolPart(toolCall);
-  const a: any = cursorToolArgs(toolCall);
-  const pick = (...xs: unknown[]) => xs.find((x) => typeof x === "string" && x !== "") as string | undefined;
-  const t = pick(a?.command, a?.path, a?.targetFile, a?.pattern, a?.globPattern, a?.query, a?.searchTerm, a?.url, a?.toolName, a?.name, a?.description, p?.name);
-  return t === undefined ? undefined : clip(t);
 }
 
 function cursorToolPart(toolCall: unknown): Record<string, any> | undefined {
@@ -119,11 +110,6 @@ function asCli(name: unknown, args: unknown, result: unknown): Record<string, un
   const err = (e: unknown) => ({ message: typeof e === "string" ? e : e && typeof e === "object" && typeof (e as any).message === "string" ? (e as any).message : "error" });
   const res = r === undefined ? undefined : r.status === "success" ? { success: r.value && typeof r.value === "object" ? r.value : {} } : r.status === "error" ? { error: err(r.error) } : { [String(r.status ?? "unknown")]: {} };
   return { [`${name}ToolCall`]: { args: args ?? {}, ...(res === undefined ? {} : { result: res }) } };
-}
-
-/** A short title for a Cursor SDK tool call (cursorToolTitle of its cursor-agent form). */
-export function cursorSdkToolTitle(name: unknown, args: unknown): string | undefined {
-  return cursorToolTitle(asCli(name, args, undefined));
 }
 
 /**

@@ -170,8 +170,3 @@ export function answersFromText(list: unknown, obj: unknown, fields: QuestionFie
   }
   return nonEmpty(out);
 }
-
-/** `answered` when any question has an answer, else `cancelled` (a question request dismissed with no answers). */
-export function answeredOrCancelled(answers: unknown): "answered" | "cancelled" {
-  return isObj(answers) && Object.values(answers).some((l) => Array.isArray(l) && l.length > 0) ? "answered" : "cancelled";
-}

@@ -1,7 +1,7 @@
 /**
  * What the generated row functions call: `arr` (iteration over absent lists does nothing) and the implementations of the
- * DSL's value operators ($join, $str, $text, $tag, $variant, $json, $concat, $add, $list, $uri, $numeric, $merge, $type). Pure; never throw on
- * provider data; undefined when there is nothing to say.
+ * DSL's value operators ($join, $str, $text, $tag, $variant, $json, $concat, $add, $list, $uri, $numeric, $merge, $type,
+ * $number, $string, $integer, $clip, $shell). Pure; never throw on provider data; undefined when there is nothing to say.
  */
 import { isoTime } from "./iso-time.js";
 
@@ -67,6 +67,15 @@ export type Element<T> = 0 extends 1 & T ? JsonView : [ElementOf<T>] extends [ne
  */
 export type ListElement<T> = 0 extends 1 & T ? JsonView : [ElementOf<T>] extends [never] ? JsonView : NonNullable<ElementOf<T>> & JsonFields;
 
+/**
+ * `$list` with `all: true`: every element of a list (strings, numbers and objects alike), read as open values — such a
+ * list holds the elements of several versions' spellings, so the schema's element type does not say what a table
+ * reads; [] when absent.
+ */
+export function elements(x: unknown): readonly JsonView[] {
+  return Array.isArray(x) ? (x as JsonView[]) : [];
+}
+
 /** The value when it is an array, else an empty one (replay over absent lists does nothing). */
 export function arr<T>(x: T): readonly Element<T>[] {
   return Array.isArray(x) ? x : [];
@@ -87,6 +96,36 @@ export function numberOf(x: unknown): number | undefined {
     return Number.isFinite(n) ? n : undefined;
   }
   return undefined;
+}
+
+/** `$integer`: a whole finite number, or a (trimmed, non-empty) string holding one, as a number; else undefined. */
+export function integerOf(x: unknown): number | undefined {
+  const n = numberOf(x);
+  return n !== undefined && Number.isInteger(n) ? n : undefined;
+}
+
+/** `$clip`: a string of at most 160 characters (a title): a longer one cut to 159 and "…" added; else undefined. */
+export function clip(x: unknown): string | undefined {
+  if (typeof x !== "string") return undefined;
+  return x.length > 160 ? x.slice(0, 159) + "…" : x;
+}
+
+/** One argv element quoted for a POSIX shell where it needs it (`ls` stays, `cat a.txt` → `'cat a.txt'`). */
+export function shellQuote(arg: string): string {
+  if (arg !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
+  return "'" + arg.replace(/'/g, `'"'"'`) + "'";
+}
+
+/**
+ * `$shell`: a command as one line: a string as is; a list's strings, each quoted for a POSIX shell where it needs it,
+ * joined with spaces (`["bash", "-lc", "ls -la"]` → `bash -lc 'ls -la'`); undefined for a list without strings or
+ * anything else.
+ */
+export function shellLine(x: unknown): string | undefined {
+  if (typeof x === "string") return x;
+  if (!Array.isArray(x)) return undefined;
+  const args = x.filter((a): a is string => typeof a === "string");
+  return args.length ? args.map(shellQuote).join(" ") : undefined;
 }
 
 /** `$string`: a string as is, else undefined. */

@@ -36,7 +36,7 @@ const CASES: Record<string, [string, string]> = {
   E229: [DELTA, "          delta: { $id: nope }"],
   E232: [DELTA_EMIT, `${DELTA_EMIT}\n        if: { open: task }`],
   E234: ["      params.status: broken", "      params.status: { nope: 1 }"],
-  E236: [DELTA, "          delta: { $helper: itemTitle, args: [] }"],
+  E236: [DELTA, "          delta: { $helper: decodeChunk, args: [] }"],
   E237: [DELTA, "          delta: { $text: $params.delta }"],
   E238: [DELTA, "          delta: { $list: $params.delta, as: e, to: 1, where: { f.x: 1 } }"],
   E239: ["      params.status: broken", "      params.status: broken\n      $if: [{ value: { $state: item.itemType }, exists: true }]"],
@@ -101,12 +101,12 @@ describe("pipeline codes on a copy of the real inputs", () => {
       for (const p of ["mappings", "schemas", "package.json"]) cpSync(join(ROOT, p), join(tmp, p), { recursive: true });
       const t = join(tmp, "mappings/claude-permission.yaml");
       writeFileSync(t, readFileSync(t, "utf8").replace("surface: claude-sdk, raw: original", "surface: claude-sdq, raw: original"));
-      writeFileSync(join(tmp, "mappings/helpers/extra.ts"), "export function neverCalled(x: unknown): unknown { return x; }\nexport function itemTitle(x: unknown): unknown { return x; }\n");
+      writeFileSync(join(tmp, "mappings/helpers/extra.ts"), "export function neverCalled(x: unknown): unknown { return x; }\nexport function decodeChunk(x: unknown): unknown { return x; }\n");
       const r = spawnSync("npx", ["tsx", "generator/cli.ts", `--root=${tmp}`], { cwd: ROOT, encoding: "utf8" });
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/mappings\/claude-permission\.yaml:\d+:1 error E401 row "[a-z-]+" dispatches to unknown surface "claude-sdq"/);
       expect(r.stderr).toMatch(/mappings\/helpers\/extra\.ts:1:1 error E402 helper "neverCalled" is never used by a table/);
-      expect(r.stderr).toMatch(/mappings\/helpers\/extra\.ts:2:1 error E403 helper "itemTitle" is already exported by mappings\/helpers\/codex\.ts/);
+      expect(r.stderr).toMatch(/mappings\/helpers\/extra\.ts:2:1 error E403 helper "decodeChunk" is already exported by mappings\/helpers\/codex\.ts/);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

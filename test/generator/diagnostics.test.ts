@@ -230,13 +230,13 @@ describe("a broken row fails with its file and line", () => {
 
   it("unknown helper → E227 at the $helper, listing the helpers, with did-you-mean", () => {
     const from = `          message: { $first: [{ $text: $params.message, join: "\\n\\n" }, "thing broke"] }`;
-    const bad = from.replace(`{ $text: $params.message, join: "\\n\\n" }`, "{ $helper: itemTitl, args: [$params.message] }");
+    const bad = from.replace(`{ $text: $params.message, join: "\\n\\n" }`, "{ $helper: decodeChunc, args: [$params.message] }");
     const text = replaceLine(base, from, bad);
     const ds = load(text);
     expect(codeAt(ds)).toEqual([`E227@${lineOf(text, bad)}`]);
     const d = ds[0];
-    expect(d.col).toBe(colOf(bad, "itemTitl"));
-    expect(d.message).toMatch(/^unknown helper "itemTitl" \(helpers of mappings\/helpers\/\*\.ts: [^)]*\bitemTitle\b[^)]*\) \(did you mean "itemTitle"\?\)$/);
+    expect(d.col).toBe(colOf(bad, "decodeChunc"));
+    expect(d.message).toMatch(/^unknown helper "decodeChunc" \(helpers of mappings\/helpers\/\*\.ts: [^)]*\bdecodeChunk\b[^)]*\) \(did you mean "decodeChunk"\?\)$/);
   });
 
   it("payload key not in the canonical payload → E252 at the key", () => {

@@ -10,11 +10,8 @@ export function wholeFileDiff(file: string, before: string, after: string): stri
   return [`--- a/${file}`, `+++ b/${file}`, `@@ -${a.length ? 1 : 0},${a.length} +${b.length ? 1 : 0},${b.length} @@`, ...a.map((l) => `-${l}`), ...b.map((l) => `+${l}`)].join("\n");
 }
 
-/** POSIX shell quoting of one argv element. */
-export function shellQuote(arg: string): string {
-  if (arg !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
-  return "'" + arg.replace(/'/g, `'"'"'`) + "'";
-}
+/** POSIX shell quoting of one argv element (the DSL's, for `$shell`). */
+export { shellQuote } from "../../../src/normalize/row-util.js";
 
 /** A title-length text: longer texts end with "…". */
 export function clip(s: string, n = 160): string {
@@ -26,4 +23,19 @@ export function num(x: unknown): number | undefined {
   if (typeof x === "number" && Number.isFinite(x)) return x;
   if (typeof x === "string" && x.trim() !== "" && Number.isFinite(Number(x))) return Number(x);
   return undefined;
+}
+
+/** Tool output as text (what an MCP result's content says): a string as is, text blocks / ACP content blocks joined, else undefined. */
+export function outputText(x: unknown): string | undefined {
+  if (typeof x === "string") return x;
+  if (!Array.isArray(x)) return undefined;
+  const parts: string[] = [];
+  for (const b of x) {
+    if (typeof b === "string") parts.push(b);
+    else if (b && typeof b === "object") {
+      const t = (b as any).type === "content" ? (b as any).content : b;
+      if (typeof t?.text === "string") parts.push(t.text);
+    }
+  }
+  return parts.length ? parts.join("\n") : undefined;
 }
