@@ -86,10 +86,10 @@ describe("DSL: $integer, $clip, $shell", () => {
 
 describe("DSL: $list with all", () => {
   const LIST = TABLE.replace("message: { $clip: $properties.sessionID }", "message: { $text: { $list: $properties.sessionID, as: x, all: true, to: { $string: $x } }, join: \",\" }");
-  it("reads every element (arr) instead of only the objects (objects)", () => {
+  it("reads every element (elements: open values) instead of only the objects (objects)", () => {
     expect(load(LIST).diagnostics.filter((d) => d.code !== "E300").map(gen.diagnostics.formatDiagnostic)).toEqual([]);
     const code = gen.emitMapper.emitMapper(load(LIST).table!, "../upstream/mini-words.gen.js", {}, "// test");
-    expect(code).toMatch(/message: text\(arr\(m\.properties\?\.sessionID\)\.map\(/);
+    expect(code).toMatch(/message: text\(elements\(m\.properties\?\.sessionID\)\.map\(/);
     const without = gen.emitMapper.emitMapper(load(LIST.replace(", all: true", "")).table!, "../upstream/mini-words.gen.js", {}, "// test");
     expect(without).toMatch(/message: text\(objects\(m\.properties\?\.sessionID\)\.map\(/);
   });
