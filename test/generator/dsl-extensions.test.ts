@@ -4,27 +4,17 @@
  * whole messages (tagged tables). Checked on a small tagged table over the opencode upstream schema: what codegen
  * accepts, what it rejects (with codes), and the code it emits for each.
  */
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ROOT, loadGenerator, tableContext, type Generator, type TableContext } from "./gen.ts";
+import { OPENCODE_DIR, loadGenerator, opencodeTable, tableContext, type Generator, type TableContext } from "./gen.ts";
 
 let gen: Generator;
 let cx: TableContext;
 beforeAll(async () => {
   gen = await loadGenerator();
-  cx = tableContext(gen, join(ROOT, "schemas/upstream/opencode/1.18.33"));
+  cx = tableContext(gen, OPENCODE_DIR);
 });
 
-const TABLE = `surface: mini-late
-provider: opencode
-protocol: tagged
-upstream:
-  package: "@opencode-ai/sdk"
-  version: 1.18.33
-  dir: schemas/upstream/opencode/1.18.33
-  kinds:
-    event: { file: Event.json, source: opencode.event, tag: type }
-rows:
+const TABLE = opencodeTable("mini-late", `rows:
   - rule: wait
     match: message.part.updated
     hold: [role, $properties.part.messageID]
@@ -51,7 +41,7 @@ rows:
     match: session.idle
     steps: [{ emit: runtime.warning, payload: { message: idle } }]
     examples: [{ in: {}, out: [] }]
-`;
+`);
 
 const codes = (text: string) => gen.tables.loadTable("mini-late.yaml", text, cx).diagnostics.map((d) => d.code).filter((c) => c !== "E300");
 

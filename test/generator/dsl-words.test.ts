@@ -2,28 +2,18 @@
  * DSL words `$integer`, `$clip` and `$shell` (mappings/README.md "Value expressions"): what codegen accepts and
  * emits for them, what it rejects (E224: a key the word does not take), and what the emitted code does when run.
  */
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ROOT, loadGenerator, tableContext, type Generator, type TableContext } from "./gen.ts";
+import { OPENCODE_DIR, loadGenerator, opencodeTable, tableContext, type Generator, type TableContext } from "./gen.ts";
 import { clip, integerOf, shellLine } from "../../src/normalize/row-util.js";
 
 let gen: Generator;
 let cx: TableContext;
 beforeAll(async () => {
   gen = await loadGenerator();
-  cx = tableContext(gen, join(ROOT, "schemas/upstream/opencode/1.18.33"));
+  cx = tableContext(gen, OPENCODE_DIR);
 });
 
-const TABLE = `surface: mini-words
-provider: opencode
-protocol: tagged
-upstream:
-  package: "@opencode-ai/sdk"
-  version: 1.18.33
-  dir: schemas/upstream/opencode/1.18.33
-  kinds:
-    event: { file: Event.json, source: opencode.event, tag: type }
-rows:
+const TABLE = opencodeTable("mini-words", `rows:
   - rule: idle
     match: session.idle
     steps:
@@ -32,7 +22,7 @@ rows:
           message: { $clip: $properties.sessionID }
           detail: { n: { $integer: $properties.sessionID }, line: { $shell: $properties.sessionID } }
     examples: [{ in: {}, out: [] }]
-`;
+`);
 
 const load = (text: string) => gen.tables.loadTable("mini-words.yaml", text, cx);
 const codes = (text: string) => load(text).diagnostics.map((d) => d.code).filter((c) => c !== "E300");

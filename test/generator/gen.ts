@@ -19,6 +19,20 @@ export const MINI_UPSTREAM = join(FIXTURES, "mini-upstream");
 /** The name the mini table is loaded under (what diagnostics print). */
 export const MINI_FILE = "test/generator/fixtures/mini.yaml";
 export const CODEX_DIR = join(ROOT, "schemas/upstream/codex-app-server/0.171.0");
+/** The opencode 1.18.33 schemas the small tagged tables of the DSL word tests are written over. */
+export const OPENCODE_DIR = join(ROOT, "schemas/upstream/opencode/1.18.33");
+
+/** A small tagged table over the opencode 1.18.33 event schema: its header, then `rest` (YAML, from `rows:` on). */
+export const opencodeTable = (surface: string, rest: string): string => `surface: ${surface}
+provider: opencode
+protocol: tagged
+upstream:
+  package: "@opencode-ai/sdk"
+  version: 1.18.33
+  dir: schemas/upstream/opencode/1.18.33
+  kinds:
+    event: { file: Event.json, source: opencode.event, tag: type }
+${rest}`;
 
 export interface Diagnostic { file: string; line: number; col: number; code: string; message: string }
 export interface SchemaRef { file: string; doc: any; node: any }

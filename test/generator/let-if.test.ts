@@ -4,27 +4,17 @@
  * what codegen accepts, the code it emits (a const per named value, computed once where it is declared; a `?:` whose
  * branches are evaluated only when taken), what it rejects (E246–E249), and what the emitted code does when run.
  */
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ROOT, loadGenerator, tableContext, type Generator, type TableContext } from "./gen.ts";
+import { OPENCODE_DIR, loadGenerator, opencodeTable, tableContext, type Generator, type TableContext } from "./gen.ts";
 
 let gen: Generator;
 let cx: TableContext;
 beforeAll(async () => {
   gen = await loadGenerator();
-  cx = tableContext(gen, join(ROOT, "schemas/upstream/opencode/1.18.33"));
+  cx = tableContext(gen, OPENCODE_DIR);
 });
 
-const TABLE = `surface: mini-let
-provider: opencode
-protocol: tagged
-upstream:
-  package: "@opencode-ai/sdk"
-  version: 1.18.33
-  dir: schemas/upstream/opencode/1.18.33
-  kinds:
-    event: { file: Event.json, source: opencode.event, tag: type }
-rows:
+const TABLE = opencodeTable("mini-let", `rows:
   - rule: part
     match: message.part.updated
     ids:
@@ -49,7 +39,7 @@ rows:
           message: idle
           detail: { n: { $number: $properties.sessionID } }
     examples: [{ in: {}, out: [] }]
-`;
+`);
 
 const load = (text: string) => gen.tables.loadTable("mini-let.yaml", text, cx);
 const codes = (text: string) => load(text).diagnostics.map((d) => d.code).filter((c) => c !== "E300");
