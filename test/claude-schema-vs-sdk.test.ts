@@ -1,8 +1,8 @@
 /**
  * Our own Claude SDKMessage schemas (schemas/upstream/claude-agent-sdk/<version>, written from field names because the
  * package is all-rights-reserved) checked against the installed devDependencies' typings — 0.2.62 as
- * `@anthropic-ai/claude-agent-sdk`, 0.3.333 under the alias `claude-agent-sdk-0.3`, 0.3.337 from the recorder's cache (or
- * `$AGENTNORM_CLAUDE_SDK_0337`): every member of the SDKMessage
+ * `@anthropic-ai/claude-agent-sdk`, 0.3.337 (the tables' own pin) under the alias `claude-agent-sdk-0.3`, 0.3.333 from the
+ * recorder's cache (or `$AGENTNORM_CLAUDE_SDK_0333`): every member of the SDKMessage
  * union, its `type`/`subtype` literals and its top-level fields must be in our schema of that version, and (0.3) every
  * control request subtype in our Control.json and every canUseTool option and PermissionResult field in our
  * Permission.json. Nothing of the package is copied; the test only reads it.
@@ -167,12 +167,11 @@ function decisionEnums(doc: unknown): string[][] {
 }
 const variant = (doc: any, type: string) => doc.oneOf.find((v: any) => (v.properties.type.enum ?? []).includes(type));
 
-describe03("0.3.333", typings("claude-agent-sdk-0.3"), "the devDependency alias claude-agent-sdk-0.3");
 
 /**
- * 0.3.337 (the tables' own pin) and 0.2.141 (the 0.2 line's last) are not devDependencies (the alias stays at 0.3.333,
- * one install for everyone): their typings are read from `$AGENTNORM_CLAUDE_SDK_0337` / `$AGENTNORM_CLAUDE_SDK_0141`
- * (the package folder) or from the recorder's cache (`npm run record -- --agent claude-sdk-337` / `claude-sdk-141`
+ * 0.3.333 and 0.2.141 (the 0.2 line's last) are not devDependencies (the alias is the tables' own pin, 0.3.337: one
+ * install for everyone): their typings are read from `$AGENTNORM_CLAUDE_SDK_0333` / `$AGENTNORM_CLAUDE_SDK_0141`
+ * (the package folder) or from the recorder's cache (`npm run record -- --agent claude-sdk-333` / `claude-sdk-141`
  * installs them there); skipped with a notice when neither has it.
  */
 function cachedTypings(version: string): string | undefined {
@@ -190,8 +189,10 @@ function cachedTypings(version: string): string | undefined {
   return `// version ${JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version}\n${readFileSync(join(dir, "sdk.d.ts"), "utf8")}`;
 }
 
-const dts0337 = cachedTypings("0.3.337");
-describe03("0.3.337", dts0337, "the recorder's cache or AGENTNORM_CLAUDE_SDK_0337", [
+describe03("0.3.333", cachedTypings("0.3.333"), "the recorder's cache or AGENTNORM_CLAUDE_SDK_0333");
+
+const dts0337 = typings("claude-agent-sdk-0.3");
+describe03("0.3.337", dts0337, "the devDependency alias claude-agent-sdk-0.3", [
   ["SDKStartupFailureReason", (s) => [variant(s("SDKMessage.json"), "result").properties.startup_failure_reason.enum]],
   ["PermissionDecisionClassification", (s) => [...decisionEnums(s("Permission.json")), ...decisionEnums(s("Control.json"))]],
 ]);
