@@ -70,27 +70,44 @@ describe("session variables", () => {
     expect(v.get("1")).toBe("one");
   });
 
-  it("a session's slots: each keyed variable bounded on its own, drops counted in stats().held.variablesDropped", async () => {
+  it("a session's slots: one bound over all its keyed variables (the most recently used survive, whichever variable), drops counted in stats().held.variablesDropped", async () => {
     const { SessionVars, VAR_LIMIT } = await import("../src/normalize/vars.js");
     const v = new SessionVars();
     // "turn" and "item" are keyed variables of the generated record; an unkeyed one ("tk") is one field
     v.set(["turn", "s1"], "T1");
+    v.set(["turn", "s2"], "T2");
     v.set(["tk"], "K");
-    for (let i = 0; i < 3 * VAR_LIMIT; i++) v.set(["item", `m${i}`], i);
-    // other variables' sets never push a variable out: the bound is per variable
+    for (let i = 0; i < 3 * VAR_LIMIT; i++) {
+      v.set(["item", `m${i}`], i);
+      // a variable in use stays: s1 is read all along, s2 never again
+      if (i % 1000 === 0) expect(v.get(["turn", "s1"])).toBe("T1");
+    }
     expect(v.get(["turn", "s1"])).toBe("T1");
-    expect(v.get(["tk"])).toBe("K");
-    expect(v.slots.turn.get("s1")).toBe("T1");
-    expect(v.slots.tk).toBe("K");
-    expect(v.slots.item.size).toBeLessThanOrEqual(2 * VAR_LIMIT);
-    expect(v.dropped).toBe(v.slots.item.dropped);
-    expect(v.dropped + v.slots.item.size).toBe(3 * VAR_LIMIT);
-    expect(v.size).toBe(v.slots.item.size + 2);
+    expect(v.get(["turn", "s2"])).toBeUndefined(); // pushed out by the other variable's values
+    expect(v.get(["tk"])).toBe("K"); // unkeyed: one value, not bounded by the others
+    // the session holds at most 2 × VAR_LIMIT values over its stores, the last VAR_LIMIT set always
+    expect(v.slots.item.size + v.slots.turn.size).toBeLessThanOrEqual(2 * VAR_LIMIT);
+    for (let i = 2 * VAR_LIMIT; i < 3 * VAR_LIMIT; i++) expect(v.slots.item.has(`m${i}`)).toBe(true);
+    expect(v.dropped).toBe(v.slots.item.dropped + v.slots.turn.dropped);
+    expect(v.dropped + v.slots.item.size + v.slots.turn.size).toBe(3 * VAR_LIMIT + 2);
+    expect(v.size).toBe(v.slots.item.size + v.slots.turn.size + 1);
     v.set(["tk"], null);
     expect(v.slots.tk).toBeUndefined();
-    // a name no table declares is kept too (by its whole key), and bounded the same way
+    // a name no table declares is kept too (by its whole key), and bounded by the same budget
     v.set(["hand-written", 1, 2], "x");
     expect(v.get(["hand-written", "1", "2"])).toBe("x");
+    expect(v.size).toBe(v.slots.item.size + v.slots.turn.size + 1);
+  });
+
+  it("the bound is per session: two sessions' slots do not push each other's values out", async () => {
+    const { SessionVars, VAR_LIMIT } = await import("../src/normalize/vars.js");
+    const a = new SessionVars();
+    const b = new SessionVars();
+    a.set(["turn", "s1"], "A");
+    for (let i = 0; i < 3 * VAR_LIMIT; i++) b.set(["item", `m${i}`], i);
+    expect(a.get(["turn", "s1"])).toBe("A");
+    expect(a.dropped).toBe(0);
+    expect(b.dropped).toBeGreaterThan(0);
   });
 
   it("a normalizer's variables stay bounded over a long stream, and the drops reach stats()", () => {

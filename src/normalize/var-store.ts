@@ -5,16 +5,33 @@ import type { JsonView } from "./row-util.js";
  * one part is the Map key itself (a string as is, anything else as String(part), so 1 and "1" are one key, as when
  * the parts were joined); several parts are joined with ":".
  *
- * Bound (per variable): values live in two generations: sets and reads go to the young one; when it holds VAR_LIMIT
- * values it becomes the old one and the previous old one is dropped, except what was read or set since (moved to the
- * young one when used). So the VAR_LIMIT most recently used keys of each variable always survive, at most
- * 2 × VAR_LIMIT are held per variable, and nothing is re-inserted on every read (a Map's delete + set per read
- * degrades near its size). The values dropped are counted (stats().held.variablesDropped).
+ * Bound (per session, over its keyed variables: VarBudget): values live in two generations: sets and reads go to the
+ * young one; when the session's young generations hold VAR_LIMIT values, every store's young one becomes its old one
+ * and the previous old one is dropped, except what was read or set since (moved to the young one when used). So the
+ * VAR_LIMIT most recently used values of a session always survive, at most 2 × VAR_LIMIT are held, and nothing is
+ * re-inserted on every read (a Map's delete + set per read degrades near its size). The values dropped are counted
+ * (stats().held.variablesDropped). A store without a budget is bounded the same way on its own.
  */
 export const VAR_LIMIT = 4096;
 
 /** A key part as the Map key: strings as they are, anything else as its text. */
 export const keyOf = (k: unknown): string => (typeof k === "string" ? k : String(k));
+
+/**
+ * One session's bound over all its keyed variables: the values set or read since the last turnover, counted across
+ * the stores; at VAR_LIMIT every store turns over at once (its young generation becomes the old one, the previous old
+ * one is dropped but for what was used since). So, as with one store, the VAR_LIMIT most recently used values of the
+ * session survive and at most 2 × VAR_LIMIT are held, whichever variables they are.
+ */
+export class VarBudget {
+  /** Values in the stores' young generations. */
+  count = 0;
+  readonly stores: VarStore[] = [];
+  turnOver(): void {
+    for (const s of this.stores) s.turnOver();
+    this.count = 0;
+  }
+}
 
 export class VarStore {
   private young: Map<string, unknown> | undefined;
@@ -22,17 +39,32 @@ export class VarStore {
   /** Values dropped by the bound (not used within the last VAR_LIMIT keys used). */
   dropped = 0;
 
-  /** `name`: the variable's name (the first part of its key in the tables). */
-  constructor(readonly name: string) {}
+  /**
+   * `name`: the variable's name (the first part of its key in the tables). `budget`: the session's bound this store
+   * shares with the session's other stores (without one, the store is bounded on its own).
+   */
+  constructor(readonly name: string, private readonly budget?: VarBudget) {
+    budget?.stores.push(this);
+  }
 
   private put(k: string, value: unknown): void {
     const young = (this.young ??= new Map());
+    const before = young.size;
     young.set(k, value);
-    if (young.size >= VAR_LIMIT) {
-      if (this.old) for (const key of this.old.keys()) if (!young.has(key)) this.dropped++;
-      this.old = young;
-      this.young = new Map();
+    if (young.size === before) return;
+    const b = this.budget;
+    if (b ? ++b.count >= VAR_LIMIT : young.size >= VAR_LIMIT) {
+      if (b) b.turnOver();
+      else this.turnOver();
     }
+  }
+
+  /** The young generation becomes the old one; the old one's values not used since are dropped (counted). */
+  turnOver(): void {
+    const young = this.young;
+    if (this.old) for (const key of this.old.keys()) if (!young?.has(key)) this.dropped++;
+    this.old = young;
+    this.young = undefined;
   }
 
   /** The value at `key` (read as an open JSON value: rows narrow it with `$string`/`$number`, the validator checks it). */
@@ -50,7 +82,7 @@ export class VarStore {
   set(key: unknown, value: unknown): string {
     const k = typeof key === "string" ? key : String(key);
     if (value === null || value === undefined) {
-      this.young?.delete(k);
+      if (this.young?.delete(k) && this.budget) this.budget.count--;
       this.old?.delete(k);
     } else this.put(k, value);
     return k;

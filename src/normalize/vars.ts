@@ -8,8 +8,9 @@
  * the slots directly; what reads a variable by name at run time (`closeOpen`'s statusVar, hold rows) goes through
  * the same record.
  *
- * Bounded: each keyed variable keeps at most 2 × VAR_LIMIT values (the VAR_LIMIT most recently used always
- * survive); unkeyed variables are one value each. At most HOLD_LIMIT messages wait in all.
+ * Bounded: a session's keyed variables keep at most 2 × VAR_LIMIT values in all (the VAR_LIMIT most recently used
+ * always survive: one bound over every store, var-store.ts VarBudget); unkeyed variables are one value each. At most
+ * HOLD_LIMIT messages wait in all.
  */
 import { KEYED_VARS, SessionSlots, UNKEYED_VARS } from "../../generated/vars.gen.js";
 import { keyOf, VarStore } from "./var-store.js";
@@ -33,21 +34,21 @@ export class SessionVars<T = unknown> {
    * Variables no generated table declares (a table written by hand, or a name given the other arity), by their whole
    * key joined with ":" — bounded like a keyed variable.
    */
-  private readonly loose = new VarStore("");
+  private readonly loose = new VarStore("", this.slots.budget);
   private held = new Map<string, Held<T>[]>();
   /** Messages waiting (a set releases the ones waiting for it only while some wait). */
   heldCount = 0;
 
   /** Values dropped by the bound, over every keyed variable. */
   get dropped(): number {
-    let n = this.loose.dropped;
+    let n = 0;
     for (const s of this.slots.stores) n += s.dropped;
     return n;
   }
 
   /** Variables held now (each value of a keyed variable counts). */
   get size(): number {
-    let n = this.loose.size;
+    let n = 0;
     for (const s of this.slots.stores) n += s.size;
     for (const name of UNKEYED_VARS) if (this.field(name) !== undefined) n++;
     return n;
