@@ -31,21 +31,6 @@ export interface EnvelopeOptions {
 /** What may follow an id's prefix (the canonical id patterns). */
 const ID_TEXT = /^[A-Za-z0-9._:-]+$/;
 
-/** What one event's envelope is built from. */
-export interface EnvelopeInput {
-  type: string;
-  payload: any;
-  provider: ProviderKind;
-  source: RuntimeEventSource;
-  method: string | undefined;
-  raw: unknown;
-  rule: string;
-  ids: Partial<Record<Role, Entity>>;
-  flags: Partial<Record<Role, number>>;
-  /** An answer to a request: the turn and item its opening named (used when the answering message names none). */
-  answerOf?: Entity["openedIn"];
-}
-
 export class Envelope {
   /** The canonical session of the events built now: the normalizer's own, or the session being mapped (sessions.ts). */
   sessionId: RuntimeSessionId;
@@ -127,11 +112,6 @@ export class Envelope {
   }
 
   /** The event, envelope first; a row's new entities remember the payload's scalar fields (their state). */
-  build(x: EnvelopeInput): any {
-    return this.event(x.type, x.payload, x.provider, x.source, x.method, x.raw, x.rule, x.ids, x.flags, x.answerOf);
-  }
-
-  /** build() with its input as arguments (the row context's way: no input object per event). */
   event(type: string, payload: any, provider: ProviderKind, source: RuntimeEventSource, method: string | undefined, raw: unknown, rule: string, ids: Partial<Record<Role, Entity>>, flags: Partial<Record<Role, number>>, answerOf: Entity["openedIn"]): any {
     if (this.timeFn !== undefined) this.settleTime();
     const ev: any = newEvent(this.mint("EventId"), CANONICAL_SCHEMA_VERSION, ++this.sequence, type, provider, this.sessionId, this.messageTime ?? this.now());
