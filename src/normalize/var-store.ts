@@ -10,7 +10,7 @@ import type { JsonView } from "./row-util.js";
  * and the previous old one is dropped, except what was read or set since (moved to the young one when used). So the
  * VAR_LIMIT most recently used values of a session always survive, at most 2 × VAR_LIMIT are held, and nothing is
  * re-inserted on every read (a Map's delete + set per read degrades near its size). The values dropped are counted
- * (stats().held.variablesDropped). A store without a budget is bounded the same way on its own.
+ * (stats().held.variablesDropped). A store made without a session's budget is bounded the same way on its own.
  */
 export const VAR_LIMIT = 4096;
 
@@ -41,22 +41,17 @@ export class VarStore {
 
   /**
    * `name`: the variable's name (the first part of its key in the tables). `budget`: the session's bound this store
-   * shares with the session's other stores (without one, the store is bounded on its own).
+   * shares with the session's other stores (by default one of its own: the store is bounded alone).
    */
-  constructor(readonly name: string, private readonly budget?: VarBudget) {
-    budget?.stores.push(this);
+  constructor(readonly name: string, private readonly budget = new VarBudget()) {
+    budget.stores.push(this);
   }
 
   private put(k: string, value: unknown): void {
     const young = (this.young ??= new Map());
     const before = young.size;
     young.set(k, value);
-    if (young.size === before) return;
-    const b = this.budget;
-    if (b ? ++b.count >= VAR_LIMIT : young.size >= VAR_LIMIT) {
-      if (b) b.turnOver();
-      else this.turnOver();
-    }
+    if (young.size !== before && ++this.budget.count >= VAR_LIMIT) this.budget.turnOver();
   }
 
   /** The young generation becomes the old one; the old one's values not used since are dropped (counted). */
@@ -82,7 +77,7 @@ export class VarStore {
   set(key: unknown, value: unknown): string {
     const k = typeof key === "string" ? key : String(key);
     if (value === null || value === undefined) {
-      if (this.young?.delete(k) && this.budget) this.budget.count--;
+      if (this.young?.delete(k)) this.budget.count--;
       this.old?.delete(k);
     } else this.put(k, value);
     return k;
