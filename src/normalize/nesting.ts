@@ -35,57 +35,17 @@ export function textNestsDeeper(text: string, max = MAX_NESTING): boolean {
   return false;
 }
 
-/** The walk's stacks, reused by every call (values and their depths side by side: no pair allocated per node). */
-let stackValues: unknown[] = [];
-let stackDepths: number[] = [];
-/** A walk that grew the stacks past this many entries leaves fresh ones behind (memory held stays small). */
-const KEEP_STACK = 65_536;
-
 /**
- * Does this value nest deeper than `max`? Allocation-free: recursive while `max` is small enough for the stack
- * (the default), else iterative (two stacks kept between calls, emptied after each). By default it looks at every node (a reader that serializes the value must know); the
- * normalizer gives a `budget` of nodes, past which a huge but so-far-shallow value is let through to the mapping.
+ * Does this value nest deeper than `max` (at most RECURSE_MAX)? A recursive walk, allocation-free, whose depth is
+ * bounded by `max`. By default it looks at every node (a reader that serializes the value must know); the normalizer
+ * gives a `budget` of nodes, past which a huge but so-far-shallow value is let through to the mapping.
  */
 export function valueNestsDeeper(root: unknown, max = MAX_NESTING, budget = Infinity): boolean {
   if (root === null || typeof root !== "object") return false;
-  // Up to RECURSE_MAX levels a recursive walk is safe (its depth is bounded by `max`) and cheaper: no stacks to fill
-  // and empty per call (most messages are a few dozen nodes).
-  if (max <= RECURSE_MAX) {
-    walk.seen = 0;
-    walk.budget = budget;
-    return deeperThan(root, 0, max) === 1;
-  }
-  const values = stackValues;
-  const depths = stackDepths;
-  // a call made while another is walking (not possible today: no callbacks run inside) starts above its entries
-  const base = values.length;
-  values.push(root);
-  depths.push(0);
-  let seen = 0;
-  let deeper = false;
-  let peak = 0;
-  while (values.length > base) {
-    if (values.length > peak) peak = values.length;
-    const v = values.pop() as object;
-    const d = depths.pop()!;
-    if (d >= max) { deeper = true; break; }
-    if (++seen > budget) break;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const x = v[i];
-        if (x !== null && typeof x === "object") { values.push(x); depths.push(d + 1); }
-      }
-    } else {
-      for (const k in v) {
-        const x = (v as Record<string, unknown>)[k];
-        if (x !== null && typeof x === "object") { values.push(x); depths.push(d + 1); }
-      }
-    }
-  }
-  values.length = base;
-  depths.length = base;
-  if (base === 0 && peak > KEEP_STACK) { stackValues = []; stackDepths = []; }
-  return deeper;
+  if (max > RECURSE_MAX) throw new RangeError(`valueNestsDeeper: max ${max} is above ${RECURSE_MAX}, deeper than the walk recurses`);
+  walk.seen = 0;
+  walk.budget = budget;
+  return deeperThan(root, 0, max) === 1;
 }
 
 /** The deepest `max` the recursive walk takes (1,000 levels of a small frame are far inside Node's stack). */
