@@ -111,7 +111,12 @@ for (const agent of ACP_AGENTS) {
       if (LOAD_BROKEN.has(agent)) {
         // Gemini CLI 0.61.0 offers loadSession, but a second process's session/load fails: it rewrites the session's
         // chat file before reading it (recording-notes.md). Pinned, so a fixed Gemini CLI shows here.
-        await expect(s!.load()).rejects.toMatchObject({ code: "agent_error", detail: { data: { details: expect.stringMatching(/No previous sessions found/) } } });
+        // The race can go the other way (as after a kill -9, below): then the history holds the prompt
+        const loaded = await s!.load().catch((e: unknown) => e);
+        figures[`${agent}.load`] = loaded instanceof LiveError ? "failed" : "loaded";
+        if (loaded instanceof LiveError) {
+          expect(loaded).toMatchObject({ code: "agent_error", detail: { data: { details: expect.stringMatching(/No previous sessions found/) } } });
+        } else expect(JSON.stringify(loaded)).toContain(scenario("plain").prompts[0]);
         return done();
       }
       const history = await s!.load();
@@ -296,10 +301,16 @@ for (const agent of ACP_AGENTS) {
         expect(onDisk.map((x) => x.providerSessionId), `${storeAgent}'s store holds ${stored}`).toContain(stored);
       }
       if (LOAD_BROKEN.has(agent)) {
-        await expect(connect({ ...r.options, resume: stored })).rejects.toMatchObject({ code: "start_failed" });
-        return done();
-      }
-      s = await connect({ ...r.options, resume: stored });
+        // Gemini CLI 0.61.0: session/load from another process usually fails (it rewrites the chat file before
+        // reading it), but the race sometimes goes the other way (seen in CI): either outcome, and a success resumes
+        const resumed = await connect({ ...r.options, resume: stored }).catch((e: unknown) => e);
+        figures[`${agent}.resume`] = resumed instanceof LiveError ? "session/load failed" : "resumed";
+        if (resumed instanceof LiveError) {
+          expect(resumed.code).toBe("start_failed");
+          return done();
+        }
+        s = resumed as LiveSession;
+      } else s = await connect({ ...r.options, resume: stored });
       expect(s.providerSessionId).toBe(stored);
       const t2 = await s.prompt(sc.prompts[1]);
       const events = await readUntil(s, isEnd(t2.turnId));
