@@ -175,8 +175,8 @@ function runRedraw(count: number): { events: number; applyMs: number; redrawMs: 
 }
 
 /**
- * Cost per line with many items open elsewhere: N threads each with a turn and an item still open (left open for
- * the whole run), then the same stream of complete sessions is timed. A turn's end completes its own open items;
+ * Cost per line with many items open elsewhere: N items still open in up to 100 other threads, each with its turn
+ * open (left open for the whole run), then the same stream of complete sessions is timed. A turn's end completes its own open items;
  * if it looked at every open item of every turn, the time per line would grow with N. Target: N = 10,000 costs at
  * most 1.5× N = 10 (best of 3 each).
  */
@@ -185,7 +185,14 @@ function openItemsRun(open: number, measureLines: number): number {
   let best = Infinity;
   for (let r = 0; r < 3; r++) {
     const n = createNormalizer({ surface: "codex-app-server" });
-    for (let k = 0; k < open; k++) for (const l of opening) n.pushLine(l.replace(ID, (_, id) => `"${id}-open${k}"`));
+    // in at most 100 threads (each its own session: a stream keeps MAX_SESSIONS of them), each with its turn open
+    const threads = Math.min(open, 100);
+    for (let k = 0; k < open; k++) {
+      for (const l of opening) {
+        if (k >= threads && !l.includes('"item/started"')) continue;
+        n.pushLine(l.replace(ID, (_, id: string) => `"${id}-open${/^01/.test(id) ? k % threads : k}"`));
+      }
+    }
     const t0 = performance.now();
     for (let i = 0; i < measureLines; i++) n.pushLine(lines[i]);
     best = Math.min(best, performance.now() - t0);
@@ -201,6 +208,37 @@ function openItemsRun(open: number, measureLines: number): number {
   console.log(JSON.stringify({ openItems: "time per line, 10 vs 10,000 items open elsewhere", lines: 50_000, ms10: Math.round(few), ms10000: Math.round(many), ratio: Number(ratio.toFixed(2)), target: 1.5, pass: ratio <= 1.5 }));
 }
 if (args.includes("--open-items-only")) process.exit(0);
+
+/**
+ * Cost per chunk of a tool input streamed in small chunks (Claude's input_json_delta: the row appends each chunk to
+ * the item's text and parses it once it is whole): a 16× longer input must cost about the same per chunk. Time of
+ * the chunks only, best of 3; target ≤ 1.5×.
+ */
+function streamedInputRun(kb: number): { ms: number; chunks: number } {
+  const text = JSON.stringify({ file_path: "/tmp/x.js", content: "function f() { return [1, 2]; }\n".repeat(kb * 32) });
+  const se = (uuid: string, event: unknown) => ({ type: "stream_event", session_id: "s1", parent_tool_use_id: null, uuid, event });
+  let best = Infinity;
+  for (let r = 0; r < 3; r++) {
+    const n = createNormalizer({ surface: "claude-sdk" });
+    n.push(se("u1", { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content: [] } }));
+    n.push(se("u2", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "Write", input: {} } }));
+    const deltas = [];
+    for (let i = 0; i < text.length; i += 20) deltas.push(se(`d${i}`, { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: text.slice(i, i + 20) } }));
+    const t0 = performance.now();
+    for (const d of deltas) n.push(d);
+    best = Math.min(best, performance.now() - t0);
+  }
+  return { ms: best, chunks: Math.ceil(text.length / 20) };
+}
+{
+  streamedInputRun(80); // warm-up
+  const short = streamedInputRun(20);
+  const long = streamedInputRun(320);
+  const ratio = (long.ms / long.chunks) / (short.ms / short.chunks);
+  process.stderr.write(`streamed tool input: ${short.chunks.toLocaleString("en")} chunks (20 KB) ${short.ms.toFixed(0)} ms, ${long.chunks.toLocaleString("en")} chunks (320 KB) ${long.ms.toFixed(0)} ms: ×${ratio.toFixed(2)} per chunk (target ≤ 1.5×: ${ratio <= 1.5 ? "pass" : "FAIL"})\n`);
+  console.log(JSON.stringify({ streamedInput: "time per chunk, a 20 KB vs a 320 KB tool input", chunks20KB: short.chunks, ms20KB: Math.round(short.ms), chunks320KB: long.chunks, ms320KB: Math.round(long.ms), ratio: Number(ratio.toFixed(2)), target: 1.5, pass: ratio <= 1.5 }));
+}
+if (args.includes("--streamed-input-only")) process.exit(0);
 
 const redraw = runRedraw(100_000);
 const redrawRatio = redraw.redrawMs / redraw.applyMs;

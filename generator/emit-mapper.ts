@@ -89,6 +89,11 @@ function slotKeyCode(parts: string[]): string {
   return parts.length === 1 ? parts[0] : varKeyCode(parts);
 }
 
+/** Two expressions alike (the same IR: a variable's key as a set and a read of it write it). */
+function sameExpr(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** A variable read: the unkeyed field itself; a keyed store's get (reused, see Memo). */
 function varLookup(key: Expr[], scope: Set<string>): string {
   const parts = key.slice(1).map((a) => exprCode(a, scope));
@@ -220,6 +225,8 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       if (e.of.k === "list" && /^\d+$/.test(e.segs[0] ?? "")) return access(exprCode(e.of, scope), e.segs);
       return access(`(${exprCode(e.of, scope)} as JsonView)`, e.segs);
     case "json":
+      // a keyed variable's text: its store parses it only when it may be whole (VarStore.jsonAt)
+      if (e.of.k === "var" && e.of.key.length > 1) return `${varSlot(e.of.key)}.jsonAt(${slotKeyCode(e.of.key.slice(1).map((a) => exprCode(a, scope)))})`;
       return `json(${exprCode(e.of, scope)})`;
     case "concat":
       return `concat(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
@@ -311,9 +318,13 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
           : `cx.snapshotParts(${lit(s.snap.stream)}, ${exprCode(s.snap.parts!, scope)});`));
         break;
       case "set": {
-        // an unkeyed variable by name (typed: the record's fields), a keyed one through its store
+        // an unkeyed variable by name (typed: the record's fields), a keyed one through its store; a keyed text that
+        // grows by `$concat` of itself first is appended to (its store keeps what $json needs, read chunk by chunk)
         const parts = s.key.slice(1).map((k) => exprCode(k, scope));
-        out.push(guarded(s.cond, parts.length
+        const grows = parts.length && s.value.k === "concat" && s.value.items[0]?.k === "var" && sameExpr(s.value.items[0].key, s.key);
+        out.push(guarded(s.cond, grows && s.value.k === "concat"
+          ? `cx.appendVarIn(${varSlot(s.key)}, ${slotKeyCode(parts)}, ${s.value.items.slice(1).map((a) => exprCode(a, scope)).join(", ")});`
+          : parts.length
           ? `cx.setVarIn(${varSlot(s.key)}, ${slotKeyCode(parts)}, ${exprCode(s.value, scope)});`
           : `cx.setVar(${lit(varName(s.key))}, ${exprCode(s.value, scope)});`));
         if (MEMO) MEMO.sets.push(plainCode(MEMO, varKeyCode([lit(varName(s.key)), ...parts])));

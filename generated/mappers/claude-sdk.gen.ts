@@ -1390,13 +1390,13 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`))));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarIn(cx.vars.json, (v2 !== UNSET ? v2 : (v2 = cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`))), concat(cx.vars.json.get((v2 !== UNSET ? v2 : (v2 = cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`)))), m.event?.delta?.partial_json));
+  cx.appendVarIn(cx.vars.json, (v2 !== UNSET ? v2 : (v2 = cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`))), m.event?.delta?.partial_json);
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "inProgress",
     data: {
       partialJson: m.event?.delta?.partial_json,
-      input: json(cx.vars.json.get((v2 !== UNSET ? v2 : (v2 = cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`))))),
+      input: cx.vars.json.jsonAt((v2 !== UNSET ? v2 : (v2 = cx.vars.item.get(`${(v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))}:${m.event?.index}`)))),
     },
   });
   return true;

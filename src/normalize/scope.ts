@@ -393,6 +393,12 @@ export class Scope implements RowContext {
     const vars = this.rt.vars;
     if (vars.heldCount !== 0 && value !== null && value !== undefined) this.releasing(vars.release(`${store.name}:${k}`));
   }
+  /** `setVarIn(store, key, concat(store.get(key), ...parts))`, with the text kept ready for `$json` (VarStore.append). */
+  appendVarIn(store: VarStore, key: unknown, ...parts: unknown[]): void {
+    const k = store.append(key, ...parts);
+    const vars = this.rt.vars;
+    if (vars.heldCount !== 0) this.releasing(vars.release(`${store.name}:${k}`));
+  }
   /** A variable by its key parts (the first is its name), through the same slots. */
   getVar(key: readonly unknown[]): unknown {
     return this.rt.vars.get(key);

@@ -59,6 +59,8 @@ export interface RowContext {
   readonly vars: SessionSlots;
   setVar(name: UnkeyedVar, value: unknown): void;
   setVarIn(store: VarStore, key: unknown, value: unknown): void;
+  /** Append texts to a keyed variable's text (a `set` whose value is `$concat` of that variable first). */
+  appendVarIn(store: VarStore, key: unknown, ...parts: unknown[]): void;
   /** A variable by its key parts, the first its name (what a helper, a hand-written table or the runtime names at run time). */
   getVar(key: readonly unknown[]): unknown;
   setVarNamed(key: readonly unknown[], value: unknown): void;
