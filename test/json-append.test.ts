@@ -6,10 +6,10 @@
  * every chunk made a long tool input quadratic).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { VarStore } from "../src/normalize/var-store.ts";
-import { concat, json } from "../src/normalize/row-util.ts";
-import { createNormalizer } from "../src/index.ts";
-import { loadGenerator } from "./generator/gen.ts";
+import { VarStore } from "../src/normalize/var-store.js";
+import { concat, json } from "../src/normalize/row-util.js";
+import { createNormalizer } from "../src/index.js";
+import { loadGenerator } from "./generator/gen.js";
 
 /** A small deterministic generator (the cases are the same on every run). */
 function rng(seed: number) {
