@@ -612,28 +612,28 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/codex-eventmsg.yaml:2262",
     },
-    // mappings/opencode.yaml:976
+    // mappings/opencode.yaml:988
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:991",
+      at: "mappings/opencode.yaml:1003",
     },
-    // mappings/opencode.yaml:1000
+    // mappings/opencode.yaml:1012
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1015",
+      at: "mappings/opencode.yaml:1027",
     },
-    // mappings/opencode.yaml:1021
+    // mappings/opencode.yaml:1033
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1035",
+      at: "mappings/opencode.yaml:1047",
     },
-    // mappings/opencode.yaml:1083
+    // mappings/opencode.yaml:1095
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -642,16 +642,16 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: h_questions.labelLists(a.payload?.questions, a.reply?.answers) }) }),
-          at: "mappings/opencode.yaml:1109",
+          at: "mappings/opencode.yaml:1121",
         },
         {
           decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1111",
+          at: "mappings/opencode.yaml:1123",
         },
       ],
-      at: "mappings/opencode.yaml:1109",
+      at: "mappings/opencode.yaml:1121",
     },
   },
 };
