@@ -313,50 +313,50 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/claude-sdk.yaml:659",
     },
-    // mappings/claude-sdk.yaml:2124
+    // mappings/claude-sdk.yaml:2240
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2144",
+      at: "mappings/claude-sdk.yaml:2260",
     },
-    // mappings/claude-sdk.yaml:2246
+    // mappings/claude-sdk.yaml:2384
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2265",
+      at: "mappings/claude-sdk.yaml:2403",
     },
-    // mappings/claude-sdk.yaml:2302
+    // mappings/claude-sdk.yaml:2440
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2320",
+      at: "mappings/claude-sdk.yaml:2458",
     },
-    // mappings/claude-sdk.yaml:2439
+    // mappings/claude-sdk.yaml:2577
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2457",
+      at: "mappings/claude-sdk.yaml:2595",
     },
-    // mappings/claude-sdk.yaml:2464
+    // mappings/claude-sdk.yaml:2610
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2485",
+      at: "mappings/claude-sdk.yaml:2631",
     },
-    // mappings/claude-sdk.yaml:2492
+    // mappings/claude-sdk.yaml:2638
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2513",
+      at: "mappings/claude-sdk.yaml:2659",
     },
     // mappings/codex-app-server.yaml:1047
     "codex-app-server#command-approval-request": {
@@ -526,7 +526,7 @@ export const ANSWERS: AnswerTables = {
       cases: [...SET_codex_app_server_approval],
       at: "mappings/codex-app-server.yaml:1289",
     },
-    // mappings/codex-eventmsg.yaml:1737
+    // mappings/codex-eventmsg.yaml:1795
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -535,12 +535,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1761",
+          at: "mappings/codex-eventmsg.yaml:1819",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1761",
+      at: "mappings/codex-eventmsg.yaml:1819",
     },
-    // mappings/codex-eventmsg.yaml:1768
+    // mappings/codex-eventmsg.yaml:1830
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -549,12 +549,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1790",
+          at: "mappings/codex-eventmsg.yaml:1852",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1790",
+      at: "mappings/codex-eventmsg.yaml:1852",
     },
-    // mappings/codex-eventmsg.yaml:1798
+    // mappings/codex-eventmsg.yaml:1865
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["file_change_approval"],
@@ -563,20 +563,20 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1812",
+          at: "mappings/codex-eventmsg.yaml:1879",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1812",
+      at: "mappings/codex-eventmsg.yaml:1879",
     },
-    // mappings/codex-eventmsg.yaml:1820
+    // mappings/codex-eventmsg.yaml:1887
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1830",
+      at: "mappings/codex-eventmsg.yaml:1897",
     },
-    // mappings/codex-eventmsg.yaml:1836
+    // mappings/codex-eventmsg.yaml:1903
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
@@ -585,55 +585,55 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }) }),
-          at: "mappings/codex-eventmsg.yaml:1855",
+          at: "mappings/codex-eventmsg.yaml:1922",
         },
         {
           decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1858",
+          at: "mappings/codex-eventmsg.yaml:1925",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1855",
+      at: "mappings/codex-eventmsg.yaml:1922",
     },
-    // mappings/codex-eventmsg.yaml:1867
+    // mappings/codex-eventmsg.yaml:1934
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1877",
+      at: "mappings/codex-eventmsg.yaml:1944",
     },
-    // mappings/codex-eventmsg.yaml:2176
+    // mappings/codex-eventmsg.yaml:2243
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2195",
+      at: "mappings/codex-eventmsg.yaml:2262",
     },
-    // mappings/opencode.yaml:976
+    // mappings/opencode.yaml:988
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:991",
+      at: "mappings/opencode.yaml:1003",
     },
-    // mappings/opencode.yaml:1000
+    // mappings/opencode.yaml:1012
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1015",
+      at: "mappings/opencode.yaml:1027",
     },
-    // mappings/opencode.yaml:1021
+    // mappings/opencode.yaml:1033
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1035",
+      at: "mappings/opencode.yaml:1047",
     },
-    // mappings/opencode.yaml:1083
+    // mappings/opencode.yaml:1095
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -642,16 +642,16 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: h_questions.labelLists(a.payload?.questions, a.reply?.answers) }) }),
-          at: "mappings/opencode.yaml:1109",
+          at: "mappings/opencode.yaml:1121",
         },
         {
           decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1111",
+          at: "mappings/opencode.yaml:1123",
         },
       ],
-      at: "mappings/opencode.yaml:1109",
+      at: "mappings/opencode.yaml:1121",
     },
   },
 };

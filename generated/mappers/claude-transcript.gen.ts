@@ -5,7 +5,7 @@
 //   de6cfa494d5f772bcaaa8a1ed98c4723d69332411d7e1bba93387e9fa861535d  schemas/upstream/claude-agent-sdk/0.2.62/TranscriptLine.json
 //   f586c49726a33445feaada6ec2ef737b413a8a87b4a08d4917594a02d9212a66  schemas/upstream/claude-agent-sdk/0.3.333/TranscriptLine.json
 //   4ba75dbc878b3012adce954bbcb87ed5f8309f275d2f76c0727a6a5c362737d8  schemas/upstream/claude-agent-sdk/0.3.337/TranscriptLine.json
-// Mapping table mappings/claude-transcript.yaml: sha256 1708271a1ac2032f0ed3c96b83b3ad64f85db0ce007de14d153c227e0a4f95cf
+// Mapping table mappings/claude-transcript.yaml: sha256 877088f3c9f8a24342cd7a51a6f0c801fc68f7f05a9793924591d0bbd7c899e8
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import { UNSET, add, arr, concat, elements, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -303,14 +303,14 @@ function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx
   return true;
 }
 
-/** mappings/claude-transcript.yaml:634 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:648 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:648 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:662 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -319,7 +319,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:665 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:679 — line system → runtime.warning */
 function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_error")) return false;
   cx.ref(ID_thread_current);
@@ -337,7 +337,7 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:684 — line system */
+/** mappings/claude-transcript.yaml:698 — line system */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
@@ -347,7 +347,7 @@ function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:710 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:724 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -359,7 +359,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:728 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:742 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.subtype === "stop_hook_summary")) return false;
@@ -374,7 +374,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:759 — line system → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:773 — line system → turn.completed, thread.started, session.configured */
 function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational" && ((m as JsonView)?.promptSubmitEnding?.ending?.kind ?? "blocked_by_hook") === "blocked_by_hook" && h_claude.claudeBlockedPrompt(m.content) != null)) return false;
   cx.ref(ID_thread_open_2, m.sessionId);
@@ -395,7 +395,7 @@ function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:799 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:813 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -406,7 +406,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:815 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:829 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -420,14 +420,14 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:836 — line attachment */
+/** mappings/claude-transcript.yaml:850 — line attachment */
 function r_attachment_max_turns_reached(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "max_turns_reached")) return false;
   cx.replay({ method: "turn-failed", params: { uuid: m.uuid, errorMessage: "error_max_turns", error: m.attachment } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:853 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:867 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -461,17 +461,17 @@ const ROW_assistant_api_error: Row = { rule: "claude-transcript#assistant-api-er
 const ROW_assistant_task_tool_use: Row = { rule: "claude-transcript#assistant-task-tool-use", line: 558, run: r_assistant_task_tool_use };
 const ROW_assistant_end_turn: Row = { rule: "claude-transcript#assistant-end-turn", line: 577, run: r_assistant_end_turn };
 const ROW_assistant_block: Row = { rule: "claude-transcript#assistant-block", line: 614, run: r_assistant_block };
-const ROW_summary: Row = { rule: "claude-transcript#summary", line: 634, run: r_summary };
-const ROW_system_compact_boundary: Row = { rule: "claude-transcript#system-compact-boundary", line: 648, run: r_system_compact_boundary };
-const ROW_system_api_error: Row = { rule: "claude-transcript#system-api-error", line: 665, versions: ["0.3.337","0.3.333"], run: r_system_api_error };
-const ROW_system_local_command: Row = { rule: "claude-transcript#system-local-command", line: 684, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command };
-const ROW_system_model_refusal: Row = { rule: "claude-transcript#system-model-refusal", line: 710, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal };
-const ROW_system_stop_hook_summary: Row = { rule: "claude-transcript#system-stop-hook-summary", line: 728, versions: ["0.3.337","0.3.333"], run: r_system_stop_hook_summary };
-const ROW_system_prompt_blocked: Row = { rule: "claude-transcript#system-prompt-blocked", line: 759, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_prompt_blocked };
-const ROW_system_other: Row = { rule: "claude-transcript#system-other", line: 799, run: r_system_other };
-const ROW_attachment_hook_blocking_error: Row = { rule: "claude-transcript#attachment-hook-blocking-error", line: 815, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_hook_blocking_error };
-const ROW_attachment_max_turns_reached: Row = { rule: "claude-transcript#attachment-max-turns-reached", line: 836, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_max_turns_reached };
-const ROW_mode: Row = { rule: "claude-transcript#mode", line: 853, versions: ["0.3.337","0.3.333"], run: r_mode };
+const ROW_summary: Row = { rule: "claude-transcript#summary", line: 648, run: r_summary };
+const ROW_system_compact_boundary: Row = { rule: "claude-transcript#system-compact-boundary", line: 662, run: r_system_compact_boundary };
+const ROW_system_api_error: Row = { rule: "claude-transcript#system-api-error", line: 679, versions: ["0.3.337","0.3.333"], run: r_system_api_error };
+const ROW_system_local_command: Row = { rule: "claude-transcript#system-local-command", line: 698, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command };
+const ROW_system_model_refusal: Row = { rule: "claude-transcript#system-model-refusal", line: 724, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal };
+const ROW_system_stop_hook_summary: Row = { rule: "claude-transcript#system-stop-hook-summary", line: 742, versions: ["0.3.337","0.3.333"], run: r_system_stop_hook_summary };
+const ROW_system_prompt_blocked: Row = { rule: "claude-transcript#system-prompt-blocked", line: 773, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_prompt_blocked };
+const ROW_system_other: Row = { rule: "claude-transcript#system-other", line: 813, run: r_system_other };
+const ROW_attachment_hook_blocking_error: Row = { rule: "claude-transcript#attachment-hook-blocking-error", line: 829, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_hook_blocking_error };
+const ROW_attachment_max_turns_reached: Row = { rule: "claude-transcript#attachment-max-turns-reached", line: 850, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_max_turns_reached };
+const ROW_mode: Row = { rule: "claude-transcript#mode", line: 867, versions: ["0.3.337","0.3.333"], run: r_mode };
 const PICK_LINE_USER_1: readonly Row[] = [ROW_user_sidechain, ROW_user_synthetic_note, ROW_user_meta, ROW_user_tool_result, ROW_user_compact_summary, ROW_user_local_command_output, ROW_user_interrupted, ROW_user_interrupted_string, ROW_user_task_notification, ROW_user_prompt];
 const PICK_LINE_USER_OTHER: readonly Row[] = [ROW_user_sidechain, ROW_user_tool_result, ROW_user_compact_summary, ROW_user_local_command_output, ROW_user_interrupted, ROW_user_interrupted_string, ROW_user_task_notification, ROW_user_prompt];
 
@@ -608,11 +608,11 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:869)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:872)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:875)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:880)",
-    "claude-transcript#ignored-line-5": "Claude Code 2.1.337's record of where each model request went (one line per request: the API provider and the kind of credential — login, key, token…, never the credential itself); session bookkeeping with no conversation content, which the live stream does not report either. Not passed on: a kind of credential is not activity, and capture redaction removes the value under `credential` as it does any credential-named field (mappings/claude-transcript.yaml:884)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:883)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:886)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:889)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:894)",
+    "claude-transcript#ignored-line-5": "Claude Code 2.1.337's record of where each model request went (one line per request: the API provider and the kind of credential — login, key, token…, never the credential itself); session bookkeeping with no conversation content, which the live stream does not report either. Not passed on: a kind of credential is not activity, and capture redaction removes the value under `credential` as it does any credential-named field (mappings/claude-transcript.yaml:898)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.337","0.3.333","0.2.141"],

@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-// Mapping table mappings/codex-eventmsg.yaml: sha256 eb85a5110c14deba8b182ca727dd78d8f176080e6f316fd78df96026e238e398
+// Mapping table mappings/codex-eventmsg.yaml: sha256 dc80d8118314d1cfa525119c79158297b0d84f7f3b9f918188a2d089eaebea2a
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
@@ -498,7 +498,7 @@ function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:600 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:604 — event error → runtime.error */
 function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -506,7 +506,7 @@ function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext)
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:614 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:618 — event stream_error → runtime.warning */
 function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -517,7 +517,7 @@ function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:626 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:630 — event warning → runtime.warning */
 function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -525,7 +525,7 @@ function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowCont
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:637 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:641 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -533,7 +533,7 @@ function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:650 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:654 — legacy background_event → runtime.warning */
 function r_background_event(m: View<Member<LegacyMessage, "type", "background_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -541,13 +541,13 @@ function r_background_event(m: View<Member<LegacyMessage, "type", "background_ev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:663 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:667 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<EventMessage, "type", "deprecation_notice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.summary, details: text(m.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:676 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:680 — event model_reroute → model.rerouted */
 function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -555,7 +555,7 @@ function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:689 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:693 — event model_verification → runtime.warning */
 function r_model_verification(m: View<Member<EventMessage, "type", "model_verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -566,7 +566,7 @@ function r_model_verification(m: View<Member<EventMessage, "type", "model_verifi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:702 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:706 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_buffering">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -577,7 +577,7 @@ function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_bufferi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:717 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:721 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_recovery_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -585,7 +585,7 @@ function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_reco
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:729 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:733 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_recovery_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -593,7 +593,7 @@ function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:742 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:746 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: View<Member<EventMessage, "type", "context_compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -601,21 +601,21 @@ function r_context_compacted(m: View<Member<EventMessage, "type", "context_compa
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:755 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:759 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: View<Member<EventMessage, "type", "thread_rolled_back">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true, rolledBackTurns: m.num_turns } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:768 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:772 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<LegacyMessage, "type", "thread_name_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.emit("thread.metadata.updated", { name: (m.thread_name ?? "") });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:786 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:790 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.threadId);
   cx.ref(ID_turn_current);
@@ -623,7 +623,7 @@ function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:800 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:804 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_settings_applied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -631,21 +631,21 @@ function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:811 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:815 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: View<Member<EventMessage, "type", "environment_connected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: true } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:824 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:828 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: View<Member<EventMessage, "type", "environment_disconnected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: false } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:838 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:842 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "agent_message_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -654,7 +654,7 @@ function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:854 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:858 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_message_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -664,7 +664,7 @@ function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_mess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:883 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:887 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -680,7 +680,7 @@ function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_me
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:946 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:950 — event agent_message → item.completed */
 function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(cx.meta?.id != null)) return false;
@@ -697,7 +697,7 @@ function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:984 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:988 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -711,7 +711,7 @@ function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_mes
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1001 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1005 — event user_message → item.started, item.completed */
 function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -726,7 +726,7 @@ function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1028 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1032 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoning_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -735,7 +735,7 @@ function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1047 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1051 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -744,7 +744,7 @@ function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1064 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1068 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -754,7 +754,7 @@ function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1085 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1089 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -764,7 +764,7 @@ function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1107 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1111 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -776,7 +776,7 @@ function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1137 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1141 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(cx.meta?.id != null)) return false;
@@ -793,7 +793,7 @@ function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1169 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1173 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -803,7 +803,7 @@ function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1189 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1193 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -815,7 +815,7 @@ function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "ty
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1217 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1221 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -825,7 +825,7 @@ function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1238 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1242 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "agent_reasoning_section_break">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -834,7 +834,7 @@ function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1260 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1264 — event item_started → item.started */
 function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -857,7 +857,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1301 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1317 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -880,7 +880,7 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1332 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1354 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -921,7 +921,7 @@ function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1409 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1431 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -938,7 +938,7 @@ function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1442 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1464 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -971,7 +971,7 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1493 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1525 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -987,7 +987,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1517 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1556 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -1004,7 +1004,7 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1542 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1581 — event item_completed → item.completed */
 function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -1020,7 +1020,7 @@ function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1566 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1605 — event item_completed → item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -1046,7 +1046,7 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1611 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1660 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1069,7 +1069,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1651 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1704 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1078,7 +1078,7 @@ function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1668 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1721 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1087,7 +1087,7 @@ function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1684 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1737 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1115,7 +1115,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1737 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1795 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1132,7 +1132,7 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1768 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1830 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1148,7 +1148,7 @@ function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_appr
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1798 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1865 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1164,7 +1164,7 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1820 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1887 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1173,7 +1173,7 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1836 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1903 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1184,7 +1184,7 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1867 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1934 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1193,7 +1193,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1883 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1950 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1207,7 +1207,7 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1905 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1972 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1235,7 +1235,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1946 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:2013 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1248,7 +1248,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1961 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2028 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1272,7 +1272,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2023 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2090 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1289,7 +1289,7 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2050 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2117 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1309,7 +1309,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2084 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2151 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1318,7 +1318,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2098 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2165 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1333,7 +1333,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2116 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2183 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1346,7 +1346,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2131 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2198 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1362,7 +1362,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2151 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2218 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1383,7 +1383,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2176 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2243 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1401,7 +1401,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2202 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2269 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1425,7 +1425,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2231 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2310 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1433,7 +1433,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2244 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2323 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1445,19 +1445,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2257 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2336 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2269 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2348 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2282 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2361 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1476,7 +1476,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2304 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2383 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1486,14 +1486,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2325 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2404 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2338 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2417 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1501,7 +1501,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2353 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2432 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1509,21 +1509,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2369 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2448 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2382 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2461 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2397 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2476 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1543,7 +1543,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2414 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2493 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1557,7 +1557,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2431 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2510 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1572,7 +1572,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2453 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2532 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1587,7 +1587,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2471 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2550 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1602,7 +1602,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2491 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2570 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1616,7 +1616,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2508 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2587 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1630,7 +1630,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2526 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2605 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1645,7 +1645,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2544 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2623 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1660,7 +1660,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2563 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2642 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1675,7 +1675,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2581 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2660 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1690,7 +1690,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2602 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2681 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1705,7 +1705,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2620 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2699 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1720,7 +1720,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2639 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2718 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1745,97 +1745,97 @@ const ROW_turn_diff: Row = { rule: "codex-eventmsg#turn-diff", line: 514, run: r
 const ROW_plan_update: Row = { rule: "codex-eventmsg#plan-update", line: 550, run: r_plan_update };
 const ROW_plan_delta: Row = { rule: "codex-eventmsg#plan-delta", line: 562, run: r_plan_delta };
 const ROW_token_count: Row = { rule: "codex-eventmsg#token-count", line: 577, run: r_token_count };
-const ROW_error: Row = { rule: "codex-eventmsg#error", line: 600, run: r_error };
-const ROW_stream_error: Row = { rule: "codex-eventmsg#stream-error", line: 614, run: r_stream_error };
-const ROW_warning: Row = { rule: "codex-eventmsg#warning", line: 626, run: r_warning };
-const ROW_guardian_warning: Row = { rule: "codex-eventmsg#guardian-warning", line: 637, run: r_guardian_warning };
-const ROW_background_event: Row = { rule: "codex-eventmsg#background-event", line: 650, run: r_background_event };
-const ROW_deprecation_notice: Row = { rule: "codex-eventmsg#deprecation-notice", line: 663, run: r_deprecation_notice };
-const ROW_model_reroute: Row = { rule: "codex-eventmsg#model-reroute", line: 676, run: r_model_reroute };
-const ROW_model_verification: Row = { rule: "codex-eventmsg#model-verification", line: 689, run: r_model_verification };
-const ROW_safety_buffering: Row = { rule: "codex-eventmsg#safety-buffering", line: 702, run: r_safety_buffering };
-const ROW_auth_recovery_started: Row = { rule: "codex-eventmsg#auth-recovery-started", line: 717, run: r_auth_recovery_started };
-const ROW_auth_recovery_completed: Row = { rule: "codex-eventmsg#auth-recovery-completed", line: 729, run: r_auth_recovery_completed };
-const ROW_context_compacted: Row = { rule: "codex-eventmsg#context-compacted", line: 742, run: r_context_compacted };
-const ROW_thread_rolled_back: Row = { rule: "codex-eventmsg#thread-rolled-back", line: 755, run: r_thread_rolled_back };
-const ROW_thread_name_updated: Row = { rule: "codex-eventmsg#thread-name-updated", line: 768, run: r_thread_name_updated };
-const ROW_thread_goal_updated: Row = { rule: "codex-eventmsg#thread-goal-updated", line: 786, run: r_thread_goal_updated };
-const ROW_thread_settings_applied: Row = { rule: "codex-eventmsg#thread-settings-applied", line: 800, run: r_thread_settings_applied };
-const ROW_environment_connected: Row = { rule: "codex-eventmsg#environment-connected", line: 811, run: r_environment_connected };
-const ROW_environment_disconnected: Row = { rule: "codex-eventmsg#environment-disconnected", line: 824, run: r_environment_disconnected };
-const ROW_agent_message_content_delta: Row = { rule: "codex-eventmsg#agent-message-content-delta", line: 838, run: r_agent_message_content_delta };
-const ROW_agent_message_delta: Row = { rule: "codex-eventmsg#agent-message-delta", line: 854, run: r_agent_message_delta };
-const ROW_agent_message_restored: Row = { rule: "codex-eventmsg#agent-message-restored", line: 883, run: r_agent_message_restored };
-const ROW_agent_message: Row = { rule: "codex-eventmsg#agent-message", line: 946, run: r_agent_message };
-const ROW_agent_message_unkeyed: Row = { rule: "codex-eventmsg#agent-message-unkeyed", line: 984, run: r_agent_message_unkeyed };
-const ROW_user_message: Row = { rule: "codex-eventmsg#user-message", line: 1001, run: r_user_message };
-const ROW_reasoning_content_delta: Row = { rule: "codex-eventmsg#reasoning-content-delta", line: 1028, run: r_reasoning_content_delta };
-const ROW_reasoning_raw_content_delta: Row = { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1047, run: r_reasoning_raw_content_delta };
-const ROW_agent_reasoning_delta: Row = { rule: "codex-eventmsg#agent-reasoning-delta", line: 1064, run: r_agent_reasoning_delta };
-const ROW_agent_reasoning_raw_content_delta: Row = { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1085, run: r_agent_reasoning_raw_content_delta };
-const ROW_agent_reasoning_restored: Row = { rule: "codex-eventmsg#agent-reasoning-restored", line: 1107, run: r_agent_reasoning_restored };
-const ROW_agent_reasoning_streamed: Row = { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1137, run: r_agent_reasoning_streamed };
-const ROW_agent_reasoning: Row = { rule: "codex-eventmsg#agent-reasoning", line: 1169, run: r_agent_reasoning };
-const ROW_agent_reasoning_raw_content_restored: Row = { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1189, run: r_agent_reasoning_raw_content_restored };
-const ROW_agent_reasoning_raw_content: Row = { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1217, run: r_agent_reasoning_raw_content };
-const ROW_agent_reasoning_section_break: Row = { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1238, run: r_agent_reasoning_section_break };
-const ROW_item_started: Row = { rule: "codex-eventmsg#item-started", line: 1260, run: r_item_started };
-const ROW_item_completed_agent_message_restored: Row = { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1301, run: r_item_completed_agent_message_restored };
-const ROW_item_completed_reasoning_restored: Row = { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1332, run: r_item_completed_reasoning_restored };
-const ROW_item_completed_plan_restored: Row = { rule: "codex-eventmsg#item-completed-plan-restored", line: 1409, run: r_item_completed_plan_restored };
-const ROW_item_completed_restored: Row = { rule: "codex-eventmsg#item-completed-restored", line: 1442, run: r_item_completed_restored };
-const ROW_item_completed_agent_message: Row = { rule: "codex-eventmsg#item-completed-agent-message", line: 1493, run: r_item_completed_agent_message };
-const ROW_item_completed_reasoning: Row = { rule: "codex-eventmsg#item-completed-reasoning", line: 1517, run: r_item_completed_reasoning };
-const ROW_item_completed_plan: Row = { rule: "codex-eventmsg#item-completed-plan", line: 1542, run: r_item_completed_plan };
-const ROW_item_completed: Row = { rule: "codex-eventmsg#item-completed", line: 1566, run: r_item_completed };
-const ROW_exec_command_begin: Row = { rule: "codex-eventmsg#exec-command-begin", line: 1611, run: r_exec_command_begin };
-const ROW_exec_command_output_delta: Row = { rule: "codex-eventmsg#exec-command-output-delta", line: 1651, run: r_exec_command_output_delta };
-const ROW_terminal_interaction: Row = { rule: "codex-eventmsg#terminal-interaction", line: 1668, run: r_terminal_interaction };
-const ROW_exec_command_end: Row = { rule: "codex-eventmsg#exec-command-end", line: 1684, run: r_exec_command_end };
-const ROW_exec_approval_request_subcommand: Row = { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1737, run: r_exec_approval_request_subcommand };
-const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-request", line: 1768, run: r_exec_approval_request };
-const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1798, run: r_apply_patch_approval_request };
-const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1820, run: r_request_permissions };
-const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1836, run: r_request_user_input };
-const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1867, run: r_elicitation_request };
-const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1883, run: r_elicitation_abandoned };
-const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 1905, run: r_patch_apply_begin };
-const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 1946, run: r_patch_apply_updated };
-const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 1961, run: r_patch_apply_end };
-const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 2023, run: r_mcp_tool_call_begin };
-const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 2050, run: r_mcp_tool_call_end };
-const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2084, run: r_web_search_begin };
-const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2098, run: r_web_search_end };
-const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2116, run: r_image_generation_begin };
-const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2131, run: r_image_generation_end };
-const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2151, run: r_view_image_tool_call };
-const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2176, run: r_dynamic_tool_call_request };
-const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2202, run: r_dynamic_tool_call_response };
-const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2231, run: r_hook_started };
-const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2244, run: r_hook_completed };
-const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2257, run: r_mcp_startup_update };
-const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2269, run: r_mcp_startup_complete };
-const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2282, run: r_entered_review_mode };
-const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2304, run: r_exited_review_mode };
-const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2325, run: r_realtime_conversation_started };
-const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2338, run: r_realtime_conversation_audio };
-const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2353, run: r_realtime_conversation_error };
-const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2369, run: r_realtime_conversation_item };
-const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2382, run: r_realtime_conversation_closed };
-const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2397, run: r_guardian_assessment };
-const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2414, run: r_collab_agent_spawn_begin };
-const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2431, run: r_collab_agent_spawn_end };
-const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2453, run: r_collab_agent_interaction_begin };
-const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2471, run: r_collab_agent_interaction_end };
-const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2491, run: r_collab_waiting_begin };
-const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2508, run: r_collab_waiting_end };
-const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2526, run: r_collab_close_begin };
-const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2544, run: r_collab_close_end };
-const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2563, run: r_collab_resume_begin };
-const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2581, run: r_collab_resume_end };
-const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2602, run: r_sub_agent_activity_started };
-const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2620, run: r_sub_agent_activity_ended };
-const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2639, run: r_sub_agent_activity };
+const ROW_error: Row = { rule: "codex-eventmsg#error", line: 604, run: r_error };
+const ROW_stream_error: Row = { rule: "codex-eventmsg#stream-error", line: 618, run: r_stream_error };
+const ROW_warning: Row = { rule: "codex-eventmsg#warning", line: 630, run: r_warning };
+const ROW_guardian_warning: Row = { rule: "codex-eventmsg#guardian-warning", line: 641, run: r_guardian_warning };
+const ROW_background_event: Row = { rule: "codex-eventmsg#background-event", line: 654, run: r_background_event };
+const ROW_deprecation_notice: Row = { rule: "codex-eventmsg#deprecation-notice", line: 667, run: r_deprecation_notice };
+const ROW_model_reroute: Row = { rule: "codex-eventmsg#model-reroute", line: 680, run: r_model_reroute };
+const ROW_model_verification: Row = { rule: "codex-eventmsg#model-verification", line: 693, run: r_model_verification };
+const ROW_safety_buffering: Row = { rule: "codex-eventmsg#safety-buffering", line: 706, run: r_safety_buffering };
+const ROW_auth_recovery_started: Row = { rule: "codex-eventmsg#auth-recovery-started", line: 721, run: r_auth_recovery_started };
+const ROW_auth_recovery_completed: Row = { rule: "codex-eventmsg#auth-recovery-completed", line: 733, run: r_auth_recovery_completed };
+const ROW_context_compacted: Row = { rule: "codex-eventmsg#context-compacted", line: 746, run: r_context_compacted };
+const ROW_thread_rolled_back: Row = { rule: "codex-eventmsg#thread-rolled-back", line: 759, run: r_thread_rolled_back };
+const ROW_thread_name_updated: Row = { rule: "codex-eventmsg#thread-name-updated", line: 772, run: r_thread_name_updated };
+const ROW_thread_goal_updated: Row = { rule: "codex-eventmsg#thread-goal-updated", line: 790, run: r_thread_goal_updated };
+const ROW_thread_settings_applied: Row = { rule: "codex-eventmsg#thread-settings-applied", line: 804, run: r_thread_settings_applied };
+const ROW_environment_connected: Row = { rule: "codex-eventmsg#environment-connected", line: 815, run: r_environment_connected };
+const ROW_environment_disconnected: Row = { rule: "codex-eventmsg#environment-disconnected", line: 828, run: r_environment_disconnected };
+const ROW_agent_message_content_delta: Row = { rule: "codex-eventmsg#agent-message-content-delta", line: 842, run: r_agent_message_content_delta };
+const ROW_agent_message_delta: Row = { rule: "codex-eventmsg#agent-message-delta", line: 858, run: r_agent_message_delta };
+const ROW_agent_message_restored: Row = { rule: "codex-eventmsg#agent-message-restored", line: 887, run: r_agent_message_restored };
+const ROW_agent_message: Row = { rule: "codex-eventmsg#agent-message", line: 950, run: r_agent_message };
+const ROW_agent_message_unkeyed: Row = { rule: "codex-eventmsg#agent-message-unkeyed", line: 988, run: r_agent_message_unkeyed };
+const ROW_user_message: Row = { rule: "codex-eventmsg#user-message", line: 1005, run: r_user_message };
+const ROW_reasoning_content_delta: Row = { rule: "codex-eventmsg#reasoning-content-delta", line: 1032, run: r_reasoning_content_delta };
+const ROW_reasoning_raw_content_delta: Row = { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1051, run: r_reasoning_raw_content_delta };
+const ROW_agent_reasoning_delta: Row = { rule: "codex-eventmsg#agent-reasoning-delta", line: 1068, run: r_agent_reasoning_delta };
+const ROW_agent_reasoning_raw_content_delta: Row = { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1089, run: r_agent_reasoning_raw_content_delta };
+const ROW_agent_reasoning_restored: Row = { rule: "codex-eventmsg#agent-reasoning-restored", line: 1111, run: r_agent_reasoning_restored };
+const ROW_agent_reasoning_streamed: Row = { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1141, run: r_agent_reasoning_streamed };
+const ROW_agent_reasoning: Row = { rule: "codex-eventmsg#agent-reasoning", line: 1173, run: r_agent_reasoning };
+const ROW_agent_reasoning_raw_content_restored: Row = { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1193, run: r_agent_reasoning_raw_content_restored };
+const ROW_agent_reasoning_raw_content: Row = { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1221, run: r_agent_reasoning_raw_content };
+const ROW_agent_reasoning_section_break: Row = { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1242, run: r_agent_reasoning_section_break };
+const ROW_item_started: Row = { rule: "codex-eventmsg#item-started", line: 1264, run: r_item_started };
+const ROW_item_completed_agent_message_restored: Row = { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1317, run: r_item_completed_agent_message_restored };
+const ROW_item_completed_reasoning_restored: Row = { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1354, run: r_item_completed_reasoning_restored };
+const ROW_item_completed_plan_restored: Row = { rule: "codex-eventmsg#item-completed-plan-restored", line: 1431, run: r_item_completed_plan_restored };
+const ROW_item_completed_restored: Row = { rule: "codex-eventmsg#item-completed-restored", line: 1464, run: r_item_completed_restored };
+const ROW_item_completed_agent_message: Row = { rule: "codex-eventmsg#item-completed-agent-message", line: 1525, run: r_item_completed_agent_message };
+const ROW_item_completed_reasoning: Row = { rule: "codex-eventmsg#item-completed-reasoning", line: 1556, run: r_item_completed_reasoning };
+const ROW_item_completed_plan: Row = { rule: "codex-eventmsg#item-completed-plan", line: 1581, run: r_item_completed_plan };
+const ROW_item_completed: Row = { rule: "codex-eventmsg#item-completed", line: 1605, run: r_item_completed };
+const ROW_exec_command_begin: Row = { rule: "codex-eventmsg#exec-command-begin", line: 1660, run: r_exec_command_begin };
+const ROW_exec_command_output_delta: Row = { rule: "codex-eventmsg#exec-command-output-delta", line: 1704, run: r_exec_command_output_delta };
+const ROW_terminal_interaction: Row = { rule: "codex-eventmsg#terminal-interaction", line: 1721, run: r_terminal_interaction };
+const ROW_exec_command_end: Row = { rule: "codex-eventmsg#exec-command-end", line: 1737, run: r_exec_command_end };
+const ROW_exec_approval_request_subcommand: Row = { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1795, run: r_exec_approval_request_subcommand };
+const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-request", line: 1830, run: r_exec_approval_request };
+const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1865, run: r_apply_patch_approval_request };
+const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1887, run: r_request_permissions };
+const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1903, run: r_request_user_input };
+const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1934, run: r_elicitation_request };
+const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1950, run: r_elicitation_abandoned };
+const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 1972, run: r_patch_apply_begin };
+const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 2013, run: r_patch_apply_updated };
+const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 2028, run: r_patch_apply_end };
+const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 2090, run: r_mcp_tool_call_begin };
+const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 2117, run: r_mcp_tool_call_end };
+const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2151, run: r_web_search_begin };
+const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2165, run: r_web_search_end };
+const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2183, run: r_image_generation_begin };
+const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2198, run: r_image_generation_end };
+const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2218, run: r_view_image_tool_call };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2243, run: r_dynamic_tool_call_request };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2269, run: r_dynamic_tool_call_response };
+const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2310, run: r_hook_started };
+const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2323, run: r_hook_completed };
+const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2336, run: r_mcp_startup_update };
+const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2348, run: r_mcp_startup_complete };
+const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2361, run: r_entered_review_mode };
+const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2383, run: r_exited_review_mode };
+const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2404, run: r_realtime_conversation_started };
+const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2417, run: r_realtime_conversation_audio };
+const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2432, run: r_realtime_conversation_error };
+const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2448, run: r_realtime_conversation_item };
+const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2461, run: r_realtime_conversation_closed };
+const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2476, run: r_guardian_assessment };
+const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2493, run: r_collab_agent_spawn_begin };
+const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2510, run: r_collab_agent_spawn_end };
+const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2532, run: r_collab_agent_interaction_begin };
+const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2550, run: r_collab_agent_interaction_end };
+const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2570, run: r_collab_waiting_begin };
+const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2587, run: r_collab_waiting_end };
+const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2605, run: r_collab_close_begin };
+const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2623, run: r_collab_close_end };
+const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2642, run: r_collab_resume_begin };
+const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2660, run: r_collab_resume_end };
+const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2681, run: r_sub_agent_activity_started };
+const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2699, run: r_sub_agent_activity_ended };
+const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2718, run: r_sub_agent_activity };
 const PICK_EVENT_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_agent_message_restored, ROW_item_completed_restored, ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_reasoning_restored, ROW_item_completed_restored, ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_plan_restored, ROW_item_completed_restored, ROW_item_completed_plan, ROW_item_completed];
@@ -2016,14 +2016,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2655)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2658)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2661)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2664)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2667)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2670)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2673)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2676)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2734)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2737)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2740)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2743)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2746)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2749)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2752)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2755)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

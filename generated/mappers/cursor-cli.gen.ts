@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
-// Mapping table mappings/cursor-cli.yaml: sha256 6d8e1ef5df07c89632f9eae8598e7afe4beaee080ea95c2f453935301d5da16e
+// Mapping table mappings/cursor-cli.yaml: sha256 15343b9a808b9f4333a103c1f7301aa69795280e74d4f07b51a736b5f27c4108
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { UNSET, add, arr, clip, concat, elements, firstId, integerOf, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -296,7 +296,7 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:352 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:368 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -327,7 +327,7 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
   return true;
 }
 
-/** mappings/cursor-cli.yaml:386 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:402 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -389,7 +389,7 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-cli.yaml:461 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:487 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -417,7 +417,7 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
   return true;
 }
 
-/** mappings/cursor-cli.yaml:489 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:515 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -435,7 +435,7 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/cursor-cli.yaml:521 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:552 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
@@ -467,11 +467,11 @@ const ROW_assistant_message: Row = { rule: "cursor-cli#assistant-message", line:
 const ROW_thinking_delta: Row = { rule: "cursor-cli#thinking-delta", line: 241, run: r_thinking_delta };
 const ROW_thinking_completed: Row = { rule: "cursor-cli#thinking-completed", line: 262, run: r_thinking_completed };
 const ROW_tool_call_started: Row = { rule: "cursor-cli#tool-call-started", line: 289, run: r_tool_call_started };
-const ROW_tool_call_todos_completed: Row = { rule: "cursor-cli#tool-call-todos-completed", line: 352, run: r_tool_call_todos_completed };
-const ROW_tool_call_completed: Row = { rule: "cursor-cli#tool-call-completed", line: 386, run: r_tool_call_completed };
-const ROW_tool_call_other: Row = { rule: "cursor-cli#tool-call-other", line: 461, run: r_tool_call_other };
-const ROW_result_success: Row = { rule: "cursor-cli#result-success", line: 489, run: r_result_success };
-const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 521, run: r_result_failed };
+const ROW_tool_call_todos_completed: Row = { rule: "cursor-cli#tool-call-todos-completed", line: 368, run: r_tool_call_todos_completed };
+const ROW_tool_call_completed: Row = { rule: "cursor-cli#tool-call-completed", line: 402, run: r_tool_call_completed };
+const ROW_tool_call_other: Row = { rule: "cursor-cli#tool-call-other", line: 487, run: r_tool_call_other };
+const ROW_result_success: Row = { rule: "cursor-cli#result-success", line: 515, run: r_result_success };
+const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 552, run: r_result_failed };
 const PICK_EVENT_TOOL_CALL_1: readonly Row[] = [ROW_tool_call_started, ROW_tool_call_other];
 const PICK_EVENT_TOOL_CALL_2: readonly Row[] = [ROW_tool_call_todos_completed, ROW_tool_call_completed, ROW_tool_call_other];
 const PICK_EVENT_TOOL_CALL_OTHER: readonly Row[] = [ROW_tool_call_other];

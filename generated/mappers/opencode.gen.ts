@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-// Mapping table mappings/opencode.yaml: sha256 f0822d9e23e92140ffbd997346bc5acd11b3652b6f8fa7611b70516016f6bc3e
+// Mapping table mappings/opencode.yaml: sha256 cf8bda8ab82a588fbf2a196834e7932977c3c38be93f9ce7fc7ed3b72944ed90
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
@@ -244,7 +244,7 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "message.updat
   return true;
 }
 
-/** mappings/opencode.yaml:304 — event session.status → turn.completed */
+/** mappings/opencode.yaml:312 — event session.status → turn.completed */
 function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "idle")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -255,7 +255,7 @@ function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, 
   return true;
 }
 
-/** mappings/opencode.yaml:324 — event session.status → runtime.warning */
+/** mappings/opencode.yaml:332 — event session.status → runtime.warning */
 function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "retry")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -264,14 +264,14 @@ function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>,
   return true;
 }
 
-/** mappings/opencode.yaml:340 — event session.status */
+/** mappings/opencode.yaml:348 — event session.status */
 function r_status_busy(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.setVarIn(cx.vars.status, m.properties?.sessionID, m.properties?.status?.type);
   return true;
 }
 
-/** mappings/opencode.yaml:350 — event session.idle → turn.completed */
+/** mappings/opencode.yaml:358 — event session.idle → turn.completed */
 function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_close, cx.vars.turn.get(m.properties?.sessionID));
@@ -281,7 +281,7 @@ function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:372 — event session.error → turn.completed */
+/** mappings/opencode.yaml:380 — event session.error → turn.completed */
 function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   if (!(m.properties?.error?.name === "MessageAbortedError")) return false;
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
@@ -295,7 +295,7 @@ function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.e
   return true;
 }
 
-/** mappings/opencode.yaml:389 — event session.error → runtime.error, turn.completed */
+/** mappings/opencode.yaml:397 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
   cx.ref(ID_turn_close, cx.vars.turn.get(m.properties?.sessionID));
@@ -313,14 +313,14 @@ function r_session_error(m: View<Member<EventMessage, "type", "session.error">>,
   return true;
 }
 
-/** mappings/opencode.yaml:411 — event session.compacted → thread.state.changed */
+/** mappings/opencode.yaml:419 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: View<Member<EventMessage, "type", "session.compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
-/** mappings/opencode.yaml:423 — event session.diff → turn.diff.updated */
+/** mappings/opencode.yaml:431 — event session.diff → turn.diff.updated */
 function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -330,7 +330,7 @@ function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:490 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:498 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -340,18 +340,18 @@ function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:506 — event message.part.updated */
+/** mappings/opencode.yaml:514 — event message.part.updated */
 function r_text_part_waits_for_role(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   return cx.hold(["role", m.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:522 — event message.part.delta */
+/** mappings/opencode.yaml:530 — event message.part.delta */
 function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   return cx.hold(["part", m.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:530 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:538 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && cx.vars.role.get(m.properties?.part?.messageID) === "user")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -373,7 +373,7 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:553 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:561 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -395,7 +395,7 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:586 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:594 — event message.part.updated → item.started */
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -408,7 +408,7 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:619 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:627 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -427,7 +427,7 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:641 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:649 — event message.part.updated → item.started */
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -440,7 +440,7 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:659 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:667 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.properties?.field === "text" && ((v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID))) === "assistant_text" || (v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID))) === "reasoning_text"))) return false;
@@ -455,7 +455,7 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
   return true;
 }
 
-/** mappings/opencode.yaml:692 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:700 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -512,7 +512,7 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:727 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:735 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -548,7 +548,7 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:753 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:761 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -595,7 +595,7 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:787 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:795 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -642,7 +642,7 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:815 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:823 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -688,7 +688,7 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:850 — event message.part.updated */
+/** mappings/opencode.yaml:858 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -696,7 +696,7 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:861 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:869 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -718,7 +718,7 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
   return true;
 }
 
-/** mappings/opencode.yaml:881 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:893 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -729,7 +729,7 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:897 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:909 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -741,7 +741,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:913 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:925 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -760,7 +760,7 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:936 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:948 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -780,7 +780,7 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:964 — event message.part.updated */
+/** mappings/opencode.yaml:976 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -788,7 +788,7 @@ function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.upda
   return true;
 }
 
-/** mappings/opencode.yaml:976 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:988 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -803,7 +803,7 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
   return true;
 }
 
-/** mappings/opencode.yaml:1000 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:1012 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -818,7 +818,7 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1021 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:1033 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -832,7 +832,7 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
   return true;
 }
 
-/** mappings/opencode.yaml:1042 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:1054 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -845,7 +845,7 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
   return true;
 }
 
-/** mappings/opencode.yaml:1065 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:1077 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -858,7 +858,7 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1083 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:1095 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -875,7 +875,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1119 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1131 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -891,7 +891,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1145 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1163 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -911,43 +911,43 @@ const ROW_session_updated: Row = { rule: "opencode#session-updated", line: 208, 
 const ROW_session_deleted: Row = { rule: "opencode#session-deleted", line: 223, run: r_session_deleted };
 const ROW_user_message: Row = { rule: "opencode#user-message", line: 247, run: r_user_message };
 const ROW_assistant_message: Row = { rule: "opencode#assistant-message", line: 282, run: r_assistant_message };
-const ROW_status_idle: Row = { rule: "opencode#status-idle", line: 304, run: r_status_idle };
-const ROW_status_retry: Row = { rule: "opencode#status-retry", line: 324, run: r_status_retry };
-const ROW_status_busy: Row = { rule: "opencode#status-busy", line: 340, run: r_status_busy };
-const ROW_session_idle: Row = { rule: "opencode#session-idle", line: 350, run: r_session_idle };
-const ROW_session_error_aborted: Row = { rule: "opencode#session-error-aborted", line: 372, run: r_session_error_aborted };
-const ROW_session_error: Row = { rule: "opencode#session-error", line: 389, run: r_session_error };
-const ROW_session_compacted: Row = { rule: "opencode#session-compacted", line: 411, run: r_session_compacted };
-const ROW_session_diff: Row = { rule: "opencode#session-diff", line: 423, run: r_session_diff };
-const ROW_todo_updated: Row = { rule: "opencode#todo-updated", line: 490, run: r_todo_updated };
-const ROW_text_part_waits_for_role: Row = { rule: "opencode#text-part-waits-for-role", line: 506, run: r_text_part_waits_for_role };
-const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 522, run: r_delta_waits_for_part };
-const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 530, run: r_user_text_part };
-const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 553, run: r_text_part_done };
-const ROW_text_part: Row = { rule: "opencode#text-part", line: 586, run: r_text_part };
-const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 619, run: r_reasoning_part_done };
-const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 641, run: r_reasoning_part };
-const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 659, run: r_text_delta };
-const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 692, run: r_task_tool_completed };
-const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 727, run: r_task_tool };
-const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 753, run: r_tool_completed };
-const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 787, run: r_tool_error };
-const ROW_tool: Row = { rule: "opencode#tool", line: 815, run: r_tool };
-const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 850, run: r_step_start_part };
-const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 861, run: r_step_finish_part };
-const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 881, run: r_patch_part };
-const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 897, run: r_retry_part };
-const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 913, run: r_compaction_part };
-const ROW_other_part: Row = { rule: "opencode#other-part", line: 936, run: r_other_part };
-const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 964, run: r_snapshot_part };
-const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 976, run: r_permission_asked };
-const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 1000, run: r_permission_updated_v1 };
-const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1021, run: r_permission_v2_asked };
-const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1042, run: r_permission_replied };
-const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1065, run: r_permission_v2_replied };
-const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1083, run: r_question_asked };
-const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1119, run: r_question_replied };
-const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1145, run: r_question_rejected };
+const ROW_status_idle: Row = { rule: "opencode#status-idle", line: 312, run: r_status_idle };
+const ROW_status_retry: Row = { rule: "opencode#status-retry", line: 332, run: r_status_retry };
+const ROW_status_busy: Row = { rule: "opencode#status-busy", line: 348, run: r_status_busy };
+const ROW_session_idle: Row = { rule: "opencode#session-idle", line: 358, run: r_session_idle };
+const ROW_session_error_aborted: Row = { rule: "opencode#session-error-aborted", line: 380, run: r_session_error_aborted };
+const ROW_session_error: Row = { rule: "opencode#session-error", line: 397, run: r_session_error };
+const ROW_session_compacted: Row = { rule: "opencode#session-compacted", line: 419, run: r_session_compacted };
+const ROW_session_diff: Row = { rule: "opencode#session-diff", line: 431, run: r_session_diff };
+const ROW_todo_updated: Row = { rule: "opencode#todo-updated", line: 498, run: r_todo_updated };
+const ROW_text_part_waits_for_role: Row = { rule: "opencode#text-part-waits-for-role", line: 514, run: r_text_part_waits_for_role };
+const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 530, run: r_delta_waits_for_part };
+const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 538, run: r_user_text_part };
+const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 561, run: r_text_part_done };
+const ROW_text_part: Row = { rule: "opencode#text-part", line: 594, run: r_text_part };
+const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 627, run: r_reasoning_part_done };
+const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 649, run: r_reasoning_part };
+const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 667, run: r_text_delta };
+const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 700, run: r_task_tool_completed };
+const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 735, run: r_task_tool };
+const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 761, run: r_tool_completed };
+const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 795, run: r_tool_error };
+const ROW_tool: Row = { rule: "opencode#tool", line: 823, run: r_tool };
+const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 858, run: r_step_start_part };
+const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 869, run: r_step_finish_part };
+const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 893, run: r_patch_part };
+const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 909, run: r_retry_part };
+const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 925, run: r_compaction_part };
+const ROW_other_part: Row = { rule: "opencode#other-part", line: 948, run: r_other_part };
+const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 976, run: r_snapshot_part };
+const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 988, run: r_permission_asked };
+const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 1012, run: r_permission_updated_v1 };
+const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1033, run: r_permission_v2_asked };
+const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1054, run: r_permission_replied };
+const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1077, run: r_permission_v2_replied };
+const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1095, run: r_question_asked };
+const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1131, run: r_question_replied };
+const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1163, run: r_question_rejected };
 const PICK_EVENT_SESSION_STATUS_1: readonly Row[] = [ROW_status_idle, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_2: readonly Row[] = [ROW_status_retry, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_OTHER: readonly Row[] = [ROW_status_busy];
@@ -1167,15 +1167,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1167)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1170)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1173)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1176)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1179)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1182)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1185)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1188)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1191)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1185)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1188)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1191)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1194)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1197)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1200)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1203)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1206)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1209)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },
