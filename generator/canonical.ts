@@ -491,10 +491,28 @@ function envType(key: string, s: any): string {
 /** RFC 3339 date-time (the `date-time` format), as a RegExp so the standalone validator inlines it (no import). */
 const DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
+/** Annotation keywords: they say nothing a validator checks. */
+const ANNOTATIONS = new Set(["description", "title", "$comment", "examples"]);
+
+/** A schema without its annotations (in every subschema; a property named like one stays). */
+function withoutAnnotations(s: any, inProperties = false): any {
+  if (Array.isArray(s)) return s.map((x) => withoutAnnotations(x));
+  if (!s || typeof s !== "object") return s;
+  const out: any = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (!inProperties && ANNOTATIONS.has(k) && (k !== "title" || typeof v === "string")) continue;
+    // under properties / definitions / patternProperties the keys are names, not keywords; `enum` and `const` are data
+    out[k] = k === "enum" || k === "const" || k === "default" ? v : withoutAnnotations(v, !inProperties && (k === "properties" || k === "definitions" || k === "patternProperties"));
+  }
+  return out;
+}
+
 /** ajv standalone ESM code for the published schema; must import nothing at run time. */
 export function buildValidator(schema: any, model?: CanonicalModel): string {
   const ajv = new Ajv({ code: { source: true, esm: true, lines: true }, inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"], formats: { "date-time": DATE_TIME } });
-  const published = validatorSchema(schema);
+  // the validator's own copy leaves out annotations (description, title, $comment, examples): its code keeps the
+  // schema objects its error parameters name, and what they say is in the published schema
+  const published = withoutAnnotations(validatorSchema(schema));
   // A schema written wrong in canonical.yaml is the user's mistake: report it there (E112), not as a stack trace.
   if (!ajv.validateSchema(published)) {
     const errs = (ajv.errors ?? []).filter((e, i, all) => all.findIndex((x) => x.instancePath === e.instancePath) === i).slice(0, 5);
