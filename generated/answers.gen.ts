@@ -526,7 +526,7 @@ export const ANSWERS: AnswerTables = {
       cases: [...SET_codex_app_server_approval],
       at: "mappings/codex-app-server.yaml:1289",
     },
-    // mappings/codex-eventmsg.yaml:1795
+    // mappings/codex-eventmsg.yaml:1798
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -535,12 +535,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1819",
+          at: "mappings/codex-eventmsg.yaml:1822",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1819",
+      at: "mappings/codex-eventmsg.yaml:1822",
     },
-    // mappings/codex-eventmsg.yaml:1830
+    // mappings/codex-eventmsg.yaml:1833
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -549,12 +549,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1852",
+          at: "mappings/codex-eventmsg.yaml:1855",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1852",
+      at: "mappings/codex-eventmsg.yaml:1855",
     },
-    // mappings/codex-eventmsg.yaml:1865
+    // mappings/codex-eventmsg.yaml:1868
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["file_change_approval"],
@@ -563,20 +563,20 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1879",
+          at: "mappings/codex-eventmsg.yaml:1882",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1879",
+      at: "mappings/codex-eventmsg.yaml:1882",
     },
-    // mappings/codex-eventmsg.yaml:1887
+    // mappings/codex-eventmsg.yaml:1890
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1897",
+      at: "mappings/codex-eventmsg.yaml:1900",
     },
-    // mappings/codex-eventmsg.yaml:1903
+    // mappings/codex-eventmsg.yaml:1906
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
@@ -585,32 +585,32 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }) }),
-          at: "mappings/codex-eventmsg.yaml:1922",
+          at: "mappings/codex-eventmsg.yaml:1925",
         },
         {
           decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1925",
+          at: "mappings/codex-eventmsg.yaml:1928",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1922",
+      at: "mappings/codex-eventmsg.yaml:1925",
     },
-    // mappings/codex-eventmsg.yaml:1934
+    // mappings/codex-eventmsg.yaml:1937
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1944",
+      at: "mappings/codex-eventmsg.yaml:1947",
     },
-    // mappings/codex-eventmsg.yaml:2243
+    // mappings/codex-eventmsg.yaml:2246
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2262",
+      at: "mappings/codex-eventmsg.yaml:2265",
     },
     // mappings/opencode.yaml:988
     "opencode#permission-asked": {
