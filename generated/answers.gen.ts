@@ -211,7 +211,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1432
+    // mappings/acp.yaml:1448
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +221,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1465",
+          at: "mappings/acp.yaml:1481",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1468",
+          at: "mappings/acp.yaml:1484",
         },
       ],
-      at: "mappings/acp.yaml:1465",
+      at: "mappings/acp.yaml:1481",
     },
-    // mappings/acp.yaml:1555
+    // mappings/acp.yaml:1571
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +242,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1570",
+          at: "mappings/acp.yaml:1586",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1573",
+          at: "mappings/acp.yaml:1589",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1575",
+          at: "mappings/acp.yaml:1591",
         },
       ],
-      at: "mappings/acp.yaml:1570",
+      at: "mappings/acp.yaml:1586",
     },
-    // mappings/acp.yaml:1644
+    // mappings/acp.yaml:1660
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -268,18 +268,18 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: h_questions.optionSelections(a.payload?.questions, a.reply?.answers, "questionId", "selectedOptionIds") }) }),
-          at: "mappings/acp.yaml:1668",
+          at: "mappings/acp.yaml:1684",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1670",
+          at: "mappings/acp.yaml:1686",
         },
       ],
-      at: "mappings/acp.yaml:1668",
+      at: "mappings/acp.yaml:1684",
     },
-    // mappings/acp.yaml:1714
+    // mappings/acp.yaml:1730
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1734",
+          at: "mappings/acp.yaml:1750",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1736",
+          at: "mappings/acp.yaml:1752",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1738",
+          at: "mappings/acp.yaml:1754",
         },
       ],
-      at: "mappings/acp.yaml:1734",
+      at: "mappings/acp.yaml:1750",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
