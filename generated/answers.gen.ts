@@ -526,7 +526,7 @@ export const ANSWERS: AnswerTables = {
       cases: [...SET_codex_app_server_approval],
       at: "mappings/codex-app-server.yaml:1289",
     },
-    // mappings/codex-eventmsg.yaml:1737
+    // mappings/codex-eventmsg.yaml:1741
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -535,12 +535,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1761",
+          at: "mappings/codex-eventmsg.yaml:1765",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1761",
+      at: "mappings/codex-eventmsg.yaml:1765",
     },
-    // mappings/codex-eventmsg.yaml:1768
+    // mappings/codex-eventmsg.yaml:1772
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -549,12 +549,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1790",
+          at: "mappings/codex-eventmsg.yaml:1794",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1790",
+      at: "mappings/codex-eventmsg.yaml:1794",
     },
-    // mappings/codex-eventmsg.yaml:1798
+    // mappings/codex-eventmsg.yaml:1802
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["file_change_approval"],
@@ -563,20 +563,20 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1812",
+          at: "mappings/codex-eventmsg.yaml:1816",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1812",
+      at: "mappings/codex-eventmsg.yaml:1816",
     },
-    // mappings/codex-eventmsg.yaml:1820
+    // mappings/codex-eventmsg.yaml:1824
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1830",
+      at: "mappings/codex-eventmsg.yaml:1834",
     },
-    // mappings/codex-eventmsg.yaml:1836
+    // mappings/codex-eventmsg.yaml:1840
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
@@ -585,32 +585,32 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }) }),
-          at: "mappings/codex-eventmsg.yaml:1855",
+          at: "mappings/codex-eventmsg.yaml:1859",
         },
         {
           decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1858",
+          at: "mappings/codex-eventmsg.yaml:1862",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1855",
+      at: "mappings/codex-eventmsg.yaml:1859",
     },
-    // mappings/codex-eventmsg.yaml:1867
+    // mappings/codex-eventmsg.yaml:1871
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1877",
+      at: "mappings/codex-eventmsg.yaml:1881",
     },
-    // mappings/codex-eventmsg.yaml:2176
+    // mappings/codex-eventmsg.yaml:2184
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2195",
+      at: "mappings/codex-eventmsg.yaml:2203",
     },
     // mappings/opencode.yaml:976
     "opencode#permission-asked": {

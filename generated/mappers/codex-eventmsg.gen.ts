@@ -3,12 +3,12 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-// Mapping table mappings/codex-eventmsg.yaml: sha256 eb85a5110c14deba8b182ca727dd78d8f176080e6f316fd78df96026e238e398
+// Mapping table mappings/codex-eventmsg.yaml: sha256 6deaf2b7cde373fe06070a0500eb6a88b3f08b05e9ca09297b7fcd72f3939506
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, clip, concat, elements, integerOf, joinKey, json, type JsonView, numberOf, objects, shellLine, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, clip, concat, elements, integerOf, joinKey, json, type JsonView, numberOf, objects, product, round, shellLine, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
 export type EventMessage = U.EventMsg;
@@ -1101,21 +1101,25 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
     decision: map_decision(map_endDecision(m.status)),
     resolution: { implied: "exec_command_end", status: m.status },
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: "command_execution",
-    status: (map_endStatus(m.status) ?? map_exitCodeStatus(m.exit_code)),
-    title: (clip(shellLine(m?.command)) ?? (typeOf(m?.command) === "array" ? "" : undefined) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
-    data: m,
-    command: shellLine(m.command),
-    cwd: h_acp.localPath(m.cwd),
-    exitCode: numberOf(m.exit_code),
-    output: (str(m.aggregated_output) ?? str(m.stdout)),
-    durationMs: h_codex.durationMs(m.duration),
-  });
+  if (!cx.isStale("item")) {
+    const s_secs = product(m.duration?.secs, 1000);
+    const s_nanos = round(m.duration?.nanos, 1000000);
+    cx.emit("item.completed", {
+      itemType: "command_execution",
+      status: (map_endStatus(m.status) ?? map_exitCodeStatus(m.exit_code)),
+      title: (clip(shellLine(m?.command)) ?? (typeOf(m?.command) === "array" ? "" : undefined) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
+      data: m,
+      command: shellLine(m.command),
+      cwd: h_acp.localPath(m.cwd),
+      exitCode: numberOf(m.exit_code),
+      output: (str(m.aggregated_output) ?? str(m.stdout)),
+      durationMs: ((typeOf(m.duration) === "number" ? m.duration : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1737 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1741 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1132,7 +1136,7 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1768 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1772 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1148,7 +1152,7 @@ function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_appr
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1798 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1802 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1164,7 +1168,7 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1820 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1824 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1173,7 +1177,7 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1836 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1840 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1184,7 +1188,7 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1867 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1871 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1193,7 +1197,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1883 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1887 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1207,7 +1211,7 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1905 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1909 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1235,7 +1239,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1946 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1950 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1248,7 +1252,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1961 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1965 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1272,7 +1276,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2023 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2027 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1289,27 +1293,31 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2050 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2054 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, m.call_id);
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: "mcp_tool_call",
-    status: map_mcpResultStatus(tagOf(m.result)),
-    title: (clip(shellLine((m.invocation as JsonView)?.command)) ?? (typeOf((m.invocation as JsonView)?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined) ?? stringOf(m.invocation?.tool) ?? clip(stringOf((m.invocation as JsonView)?.query)) ?? clip(stringOf((m.invocation as JsonView)?.path))),
-    data: { invocation: m.invocation, result: m.result, duration: m.duration },
-    toolName: m.invocation?.tool,
-    server: m.invocation?.server,
-    input: m.invocation?.arguments,
-    output: h_codex.mcpOutput(m.result),
-    error: h_codex.mcpError(m.result),
-    durationMs: h_codex.durationMs(m.duration),
-  });
+  if (!cx.isStale("item")) {
+    const s_secs = product(m.duration?.secs, 1000);
+    const s_nanos = round(m.duration?.nanos, 1000000);
+    cx.emit("item.completed", {
+      itemType: "mcp_tool_call",
+      status: map_mcpResultStatus(tagOf(m.result)),
+      title: (clip(shellLine((m.invocation as JsonView)?.command)) ?? (typeOf((m.invocation as JsonView)?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined) ?? stringOf(m.invocation?.tool) ?? clip(stringOf((m.invocation as JsonView)?.query)) ?? clip(stringOf((m.invocation as JsonView)?.path))),
+      data: { invocation: m.invocation, result: m.result, duration: m.duration },
+      toolName: m.invocation?.tool,
+      server: m.invocation?.server,
+      input: m.invocation?.arguments,
+      output: h_codex.mcpOutput(m.result),
+      error: h_codex.mcpError(m.result),
+      durationMs: ((typeOf(m.duration) === "number" ? m.duration : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2084 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2092 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1318,7 +1326,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2098 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2106 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1333,7 +1341,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2116 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2124 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1346,7 +1354,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2131 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2139 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1362,7 +1370,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2151 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2159 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1383,7 +1391,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2176 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2184 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1401,7 +1409,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2202 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2210 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1411,21 +1419,25 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
     requestType: "dynamic_tool_call",
     resolution: { success: m.success, contentItems: m.content_items, error: m.error },
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: "dynamic_tool_call",
-    status: map_successStatus(m.success),
-    title: m.tool,
-    data: m,
-    toolName: m.tool,
-    input: m.arguments,
-    output: ((stringOf(m.content_items) ?? text(elements(m.content_items).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? m.content_items),
-    error: str(m.error),
-    durationMs: h_codex.durationMs(m.duration),
-  });
+  if (!cx.isStale("item")) {
+    const s_secs = product(m.duration?.secs, 1000);
+    const s_nanos = round(m.duration?.nanos, 1000000);
+    cx.emit("item.completed", {
+      itemType: "dynamic_tool_call",
+      status: map_successStatus(m.success),
+      title: m.tool,
+      data: m,
+      toolName: m.tool,
+      input: m.arguments,
+      output: ((stringOf(m.content_items) ?? text(elements(m.content_items).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? m.content_items),
+      error: str(m.error),
+      durationMs: ((typeOf(m.duration) === "number" ? m.duration : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2231 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2249 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1433,7 +1445,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2244 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2262 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1445,19 +1457,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2257 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2275 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2269 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2287 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2282 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2300 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1476,7 +1488,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2304 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2322 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1486,14 +1498,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2325 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2343 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2338 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2356 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1501,7 +1513,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2353 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2371 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1509,21 +1521,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2369 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2387 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2382 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2400 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2397 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2415 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1543,7 +1555,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2414 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2432 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1557,7 +1569,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2431 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2449 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1572,7 +1584,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2453 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2471 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1587,7 +1599,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2471 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2489 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1602,7 +1614,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2491 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2509 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1616,7 +1628,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2508 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2526 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1630,7 +1642,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2526 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2544 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1645,7 +1657,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2544 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2562 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1660,7 +1672,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2563 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2581 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1675,7 +1687,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2581 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2599 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1690,7 +1702,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2602 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2620 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1705,7 +1717,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2620 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2638 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1720,7 +1732,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2639 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2657 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1792,50 +1804,50 @@ const ROW_exec_command_begin: Row = { rule: "codex-eventmsg#exec-command-begin",
 const ROW_exec_command_output_delta: Row = { rule: "codex-eventmsg#exec-command-output-delta", line: 1651, run: r_exec_command_output_delta };
 const ROW_terminal_interaction: Row = { rule: "codex-eventmsg#terminal-interaction", line: 1668, run: r_terminal_interaction };
 const ROW_exec_command_end: Row = { rule: "codex-eventmsg#exec-command-end", line: 1684, run: r_exec_command_end };
-const ROW_exec_approval_request_subcommand: Row = { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1737, run: r_exec_approval_request_subcommand };
-const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-request", line: 1768, run: r_exec_approval_request };
-const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1798, run: r_apply_patch_approval_request };
-const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1820, run: r_request_permissions };
-const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1836, run: r_request_user_input };
-const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1867, run: r_elicitation_request };
-const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1883, run: r_elicitation_abandoned };
-const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 1905, run: r_patch_apply_begin };
-const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 1946, run: r_patch_apply_updated };
-const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 1961, run: r_patch_apply_end };
-const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 2023, run: r_mcp_tool_call_begin };
-const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 2050, run: r_mcp_tool_call_end };
-const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2084, run: r_web_search_begin };
-const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2098, run: r_web_search_end };
-const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2116, run: r_image_generation_begin };
-const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2131, run: r_image_generation_end };
-const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2151, run: r_view_image_tool_call };
-const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2176, run: r_dynamic_tool_call_request };
-const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2202, run: r_dynamic_tool_call_response };
-const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2231, run: r_hook_started };
-const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2244, run: r_hook_completed };
-const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2257, run: r_mcp_startup_update };
-const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2269, run: r_mcp_startup_complete };
-const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2282, run: r_entered_review_mode };
-const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2304, run: r_exited_review_mode };
-const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2325, run: r_realtime_conversation_started };
-const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2338, run: r_realtime_conversation_audio };
-const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2353, run: r_realtime_conversation_error };
-const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2369, run: r_realtime_conversation_item };
-const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2382, run: r_realtime_conversation_closed };
-const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2397, run: r_guardian_assessment };
-const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2414, run: r_collab_agent_spawn_begin };
-const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2431, run: r_collab_agent_spawn_end };
-const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2453, run: r_collab_agent_interaction_begin };
-const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2471, run: r_collab_agent_interaction_end };
-const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2491, run: r_collab_waiting_begin };
-const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2508, run: r_collab_waiting_end };
-const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2526, run: r_collab_close_begin };
-const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2544, run: r_collab_close_end };
-const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2563, run: r_collab_resume_begin };
-const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2581, run: r_collab_resume_end };
-const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2602, run: r_sub_agent_activity_started };
-const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2620, run: r_sub_agent_activity_ended };
-const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2639, run: r_sub_agent_activity };
+const ROW_exec_approval_request_subcommand: Row = { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1741, run: r_exec_approval_request_subcommand };
+const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-request", line: 1772, run: r_exec_approval_request };
+const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1802, run: r_apply_patch_approval_request };
+const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1824, run: r_request_permissions };
+const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1840, run: r_request_user_input };
+const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1871, run: r_elicitation_request };
+const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1887, run: r_elicitation_abandoned };
+const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 1909, run: r_patch_apply_begin };
+const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 1950, run: r_patch_apply_updated };
+const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 1965, run: r_patch_apply_end };
+const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 2027, run: r_mcp_tool_call_begin };
+const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 2054, run: r_mcp_tool_call_end };
+const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2092, run: r_web_search_begin };
+const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2106, run: r_web_search_end };
+const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2124, run: r_image_generation_begin };
+const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2139, run: r_image_generation_end };
+const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2159, run: r_view_image_tool_call };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2184, run: r_dynamic_tool_call_request };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2210, run: r_dynamic_tool_call_response };
+const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2249, run: r_hook_started };
+const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2262, run: r_hook_completed };
+const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2275, run: r_mcp_startup_update };
+const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2287, run: r_mcp_startup_complete };
+const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2300, run: r_entered_review_mode };
+const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2322, run: r_exited_review_mode };
+const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2343, run: r_realtime_conversation_started };
+const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2356, run: r_realtime_conversation_audio };
+const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2371, run: r_realtime_conversation_error };
+const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2387, run: r_realtime_conversation_item };
+const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2400, run: r_realtime_conversation_closed };
+const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2415, run: r_guardian_assessment };
+const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2432, run: r_collab_agent_spawn_begin };
+const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2449, run: r_collab_agent_spawn_end };
+const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2471, run: r_collab_agent_interaction_begin };
+const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2489, run: r_collab_agent_interaction_end };
+const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2509, run: r_collab_waiting_begin };
+const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2526, run: r_collab_waiting_end };
+const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2544, run: r_collab_close_begin };
+const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2562, run: r_collab_close_end };
+const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2581, run: r_collab_resume_begin };
+const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2599, run: r_collab_resume_end };
+const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2620, run: r_sub_agent_activity_started };
+const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2638, run: r_sub_agent_activity_ended };
+const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2657, run: r_sub_agent_activity };
 const PICK_EVENT_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_agent_message_restored, ROW_item_completed_restored, ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_reasoning_restored, ROW_item_completed_restored, ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_plan_restored, ROW_item_completed_restored, ROW_item_completed_plan, ROW_item_completed];
@@ -2016,14 +2028,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2655)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2658)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2661)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2664)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2667)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2670)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2673)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2676)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2673)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2676)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2679)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2682)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2685)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2688)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2691)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2694)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

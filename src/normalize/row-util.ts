@@ -276,14 +276,14 @@ export function split(x: unknown, on: string): string[] | undefined {
   return typeof x === "string" ? x.split(on) : undefined;
 }
 
-/** `$product`: the product of the values when every one is a finite number; else undefined. */
+/** `$product`: the product of the values when every one is a finite number and so is the product; else undefined. */
 export function product(...xs: unknown[]): number | undefined {
   let n = 1;
   for (const x of xs) {
     if (typeof x !== "number" || !Number.isFinite(x)) return undefined;
     n *= x;
   }
-  return n;
+  return Number.isFinite(n) ? n : undefined;
 }
 
 /** `$round`: a finite number divided by `unit` and rounded to the nearest whole number (halves up); else undefined. */

@@ -182,6 +182,7 @@ describe("row-util: what the words do", () => {
     expect(RU.product(2, 1000)).toBe(2000);
     expect(RU.product(2, "3")).toBeUndefined();
     expect(RU.product(2, Number.NaN)).toBeUndefined();
+    expect(RU.product(1e306, 1000)).toBeUndefined();
     expect(RU.round(41_000_000, 1_000_000)).toBe(41);
     expect(RU.round(500_000, 1_000_000)).toBe(1);
     expect(RU.round(499_999, 1_000_000)).toBe(0);
