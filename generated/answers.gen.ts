@@ -232,7 +232,7 @@ export const ANSWERS: AnswerTables = {
       ],
       at: "mappings/acp.yaml:1481",
     },
-    // mappings/acp.yaml:1571
+    // mappings/acp.yaml:1593
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +242,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1586",
+          at: "mappings/acp.yaml:1608",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1589",
+          at: "mappings/acp.yaml:1611",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1591",
+          at: "mappings/acp.yaml:1613",
         },
       ],
-      at: "mappings/acp.yaml:1586",
+      at: "mappings/acp.yaml:1608",
     },
-    // mappings/acp.yaml:1660
+    // mappings/acp.yaml:1682
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -268,18 +268,18 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: h_questions.optionSelections(a.payload?.questions, a.reply?.answers, "questionId", "selectedOptionIds") }) }),
-          at: "mappings/acp.yaml:1684",
+          at: "mappings/acp.yaml:1706",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1686",
+          at: "mappings/acp.yaml:1708",
         },
       ],
-      at: "mappings/acp.yaml:1684",
+      at: "mappings/acp.yaml:1706",
     },
-    // mappings/acp.yaml:1730
+    // mappings/acp.yaml:1752
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1750",
+          at: "mappings/acp.yaml:1772",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1752",
+          at: "mappings/acp.yaml:1774",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1754",
+          at: "mappings/acp.yaml:1776",
         },
       ],
-      at: "mappings/acp.yaml:1750",
+      at: "mappings/acp.yaml:1772",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
