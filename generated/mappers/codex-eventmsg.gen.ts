@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-// Mapping table mappings/codex-eventmsg.yaml: sha256 6deaf2b7cde373fe06070a0500eb6a88b3f08b05e9ca09297b7fcd72f3939506
+// Mapping table mappings/codex-eventmsg.yaml: sha256 34afd1b00adf11218b7de2c1b2a48f80a93ef278f0b4391b26c23691328037a8
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
@@ -1113,7 +1113,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
       cwd: h_acp.localPath(m.cwd),
       exitCode: numberOf(m.exit_code),
       output: (str(m.aggregated_output) ?? str(m.stdout)),
-      durationMs: ((typeOf(m.duration) === "number" ? m.duration : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+      durationMs: ((typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
     });
   }
   return true;
@@ -1311,7 +1311,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
       input: m.invocation?.arguments,
       output: h_codex.mcpOutput(m.result),
       error: h_codex.mcpError(m.result),
-      durationMs: ((typeOf(m.duration) === "number" ? m.duration : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+      durationMs: ((typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
     });
   }
   return true;
@@ -1431,7 +1431,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
       input: m.arguments,
       output: ((stringOf(m.content_items) ?? text(elements(m.content_items).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? m.content_items),
       error: str(m.error),
-      durationMs: ((typeOf(m.duration) === "number" ? m.duration : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+      durationMs: ((typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
     });
   }
   return true;
