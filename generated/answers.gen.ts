@@ -381,18 +381,18 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["result"],
           body: (a) => compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }),
-          at: "mappings/codex-app-server.yaml:1109",
+          at: "mappings/codex-app-server.yaml:1126",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ answers: {} }),
-          at: "mappings/codex-app-server.yaml:1112",
+          at: "mappings/codex-app-server.yaml:1129",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1109",
+      at: "mappings/codex-app-server.yaml:1126",
     },
-    // mappings/codex-app-server.yaml:1121
+    // mappings/codex-app-server.yaml:1143
     "codex-app-server#mcp-elicitation-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -402,30 +402,30 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1134",
+          at: "mappings/codex-app-server.yaml:1156",
         },
         {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ action: "accept", content: {} }),
-          at: "mappings/codex-app-server.yaml:1137",
+          at: "mappings/codex-app-server.yaml:1159",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/codex-app-server.yaml:1139",
+          at: "mappings/codex-app-server.yaml:1161",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/codex-app-server.yaml:1141",
+          at: "mappings/codex-app-server.yaml:1163",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1134",
+      at: "mappings/codex-app-server.yaml:1156",
     },
-    // mappings/codex-app-server.yaml:1148
+    // mappings/codex-app-server.yaml:1170
     "codex-app-server#permissions-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -434,24 +434,24 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "turn" }),
-          at: "mappings/codex-app-server.yaml:1162",
+          at: "mappings/codex-app-server.yaml:1184",
         },
         {
           decisions: ["allow_always"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "session" }),
-          at: "mappings/codex-app-server.yaml:1164",
+          at: "mappings/codex-app-server.yaml:1186",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ permissions: {} }),
-          at: "mappings/codex-app-server.yaml:1166",
+          at: "mappings/codex-app-server.yaml:1188",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1162",
+      at: "mappings/codex-app-server.yaml:1184",
     },
-    // mappings/codex-app-server.yaml:1173
+    // mappings/codex-app-server.yaml:1195
     "codex-app-server#dynamic-tool-call-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["dynamic_tool_call"],
@@ -461,24 +461,24 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1187",
+          at: "mappings/codex-app-server.yaml:1209",
         },
         {
           decisions: ["completed"],
           via: ["result"],
           body: (a) => compact({ success: true, contentItems: ((typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined) ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1190",
+          at: "mappings/codex-app-server.yaml:1212",
         },
         {
           decisions: ["failed"],
           via: ["result"],
           body: (a) => compact({ success: false, contentItems: ((typeOf(a.reply?.message) === "string" ? [compact({ type: "inputText", text: a.reply?.message })] : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1194",
+          at: "mappings/codex-app-server.yaml:1216",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1187",
+      at: "mappings/codex-app-server.yaml:1209",
     },
-    // mappings/codex-app-server.yaml:1203
+    // mappings/codex-app-server.yaml:1225
     "codex-app-server#auth-tokens-refresh-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["auth_tokens_refresh"],
@@ -488,43 +488,43 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1216",
+          at: "mappings/codex-app-server.yaml:1238",
         },
         {
           decisions: ["completed"],
           fail: { code: "incomplete_request", message: "a auth_tokens_refresh answer needs the provider's result object (reply.result)" },
-          at: "mappings/codex-app-server.yaml:1219",
+          at: "mappings/codex-app-server.yaml:1241",
         },
         {
           decisions: ["failed"],
           via: ["error"],
           body: (a) => compact({ code: -32000, message: (text(a.reply?.message, "", "strings", true) ?? "auth_tokens_refresh failed") }),
-          at: "mappings/codex-app-server.yaml:1221",
+          at: "mappings/codex-app-server.yaml:1243",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1216",
+      at: "mappings/codex-app-server.yaml:1238",
     },
-    // mappings/codex-app-server.yaml:1229
+    // mappings/codex-app-server.yaml:1251
     "codex-app-server#attestation-generate-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
       none: "the answer is an attestation token (a credential) that only the client can make",
       cases: [],
-      at: "mappings/codex-app-server.yaml:1240",
+      at: "mappings/codex-app-server.yaml:1262",
     },
-    // mappings/codex-app-server.yaml:1247
+    // mappings/codex-app-server.yaml:1269
     "codex-app-server#apply-patch-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["file_change_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1261",
+      at: "mappings/codex-app-server.yaml:1283",
     },
-    // mappings/codex-app-server.yaml:1267
+    // mappings/codex-app-server.yaml:1289
     "codex-app-server#exec-command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["command_execution_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1289",
+      at: "mappings/codex-app-server.yaml:1311",
     },
     // mappings/codex-eventmsg.yaml:1741
     "codex-eventmsg#exec-approval-request-subcommand": {
@@ -585,32 +585,32 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }) }),
-          at: "mappings/codex-eventmsg.yaml:1859",
+          at: "mappings/codex-eventmsg.yaml:1875",
         },
         {
           decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1862",
+          at: "mappings/codex-eventmsg.yaml:1878",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1859",
+      at: "mappings/codex-eventmsg.yaml:1875",
     },
-    // mappings/codex-eventmsg.yaml:1871
+    // mappings/codex-eventmsg.yaml:1887
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1881",
+      at: "mappings/codex-eventmsg.yaml:1897",
     },
-    // mappings/codex-eventmsg.yaml:2184
+    // mappings/codex-eventmsg.yaml:2200
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2203",
+      at: "mappings/codex-eventmsg.yaml:2219",
     },
     // mappings/opencode.yaml:976
     "opencode#permission-asked": {
