@@ -318,45 +318,45 @@ export const ANSWERS: AnswerTables = {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2144",
+      at: "mappings/claude-sdk.yaml:2160",
     },
-    // mappings/claude-sdk.yaml:2246
+    // mappings/claude-sdk.yaml:2295
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2265",
+      at: "mappings/claude-sdk.yaml:2314",
     },
-    // mappings/claude-sdk.yaml:2302
+    // mappings/claude-sdk.yaml:2351
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2320",
+      at: "mappings/claude-sdk.yaml:2369",
     },
-    // mappings/claude-sdk.yaml:2439
+    // mappings/claude-sdk.yaml:2488
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2457",
+      at: "mappings/claude-sdk.yaml:2522",
     },
-    // mappings/claude-sdk.yaml:2464
+    // mappings/claude-sdk.yaml:2529
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2485",
+      at: "mappings/claude-sdk.yaml:2550",
     },
-    // mappings/claude-sdk.yaml:2492
+    // mappings/claude-sdk.yaml:2557
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2513",
+      at: "mappings/claude-sdk.yaml:2578",
     },
     // mappings/codex-app-server.yaml:1047
     "codex-app-server#command-approval-request": {

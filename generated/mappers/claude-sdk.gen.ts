@@ -13,11 +13,10 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 5272ac2c87dbbc87f1b3e6e74bc0bfc24993a88eb0dda08c95eadb4847ced4a0
+// Mapping table mappings/claude-sdk.yaml: sha256 7aba627959cf96ece20c0c55abc39646a70e0b619efa7dde4c1290141c2ee0f0
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
-import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, clip, concat, elements, firstId, integerOf, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, clip, concat, elements, entries, findLast, firstId, integerOf, joinKey, json, type JsonView, mapObjects, objectOf, objects, same, SKIP, split, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 import type { SessionSlots } from "../vars.gen.js";
 
@@ -1511,12 +1510,12 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
       description: m.options?.description,
     },
     options: ((map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf(m.options?.suggestions?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
-    questions: (map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? h_questions.questionsOf(m.input?.questions, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }) : undefined),
+    questions: (map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" && typeOf(m.input?.questions) === "array" ? mapObjects(m.input?.questions, (s_q) => { const s_prompt = str(s_q?.question); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null ? { id: s_prompt, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiSelect === true ? true : false), freeText: true } : SKIP; }) : undefined),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2167 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2187 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1525,7 +1524,8 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   cx.ref(ID_item_use_2, (v1 !== UNSET ? v1 : (v1 = (m.toolUseID ?? cx.vars.permission))));
   cx.setVar("permission", null);
   if (cx.wasOpen("request")) {
-    const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
+    const s_texts = (cx.state("request", "requestType") === "tool_user_input" && typeOf(m.updatedInput?.answers) === "object" ? objectOf(mapObjects(entries(m.updatedInput?.answers), (s_answer) => { const s_question = findLast(objects(m.updatedInput?.questions), (s_q) => same(str(s_q?.question), s_answer?.key)); const s_parts = (s_question?.multiSelect === true ? split(s_answer?.value, ", ") : [s_answer?.value]); return typeOf(s_answer?.value) === "string" ? { key: s_answer?.key, value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])) } : SKIP; })) : undefined);
+    const s_answered = (objects(entries(s_texts)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_texts : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),
       decision: ((cx.state("request", "requestType") === "tool_user_input" ? (s_answered != null ? "answered" : "cancelled") : undefined) ?? map_decision("allow")),
@@ -1536,7 +1536,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2195 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2244 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1554,7 +1554,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2222 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2271 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1570,7 +1570,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2246 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2295 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1594,7 +1594,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2277 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2326 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.elicitation);
@@ -1608,7 +1608,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2302 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2351 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1622,7 +1622,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2327 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2376 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.userDialog);
@@ -1636,7 +1636,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2352 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2401 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, ((m.channel === "permission" ? cx.vars.permission : undefined) ?? (m.channel === "elicitation" ? cx.vars.elicitation : undefined) ?? (m.channel === "userDialog" ? cx.vars.userDialog : undefined)));
@@ -1653,7 +1653,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2383 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2432 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1670,13 +1670,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2428 — control interrupt */
+/** mappings/claude-sdk.yaml:2477 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2439 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2488 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1698,12 +1698,12 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       description: m?.request?.description,
     },
     options: ((map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf((m?.request?.permission_suggestions as JsonView)?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
-    questions: (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? h_questions.questionsOf((m?.request?.input as JsonView)?.questions, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }) : undefined),
+    questions: (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" && typeOf((m?.request?.input as JsonView)?.questions) === "array" ? mapObjects((m?.request?.input as JsonView)?.questions, (s_q) => { const s_prompt = str(s_q?.question); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null ? { id: s_prompt, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiSelect === true ? true : false), freeText: true } : SKIP; }) : undefined),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2464 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2529 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1736,7 +1736,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2492 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2557 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1751,21 +1751,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2520 — wire control_request */
+/** mappings/claude-sdk.yaml:2585 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2533 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2598 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2548 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2613 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1779,7 +1779,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2573 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2638 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1793,7 +1793,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2598 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2663 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1801,7 +1801,8 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_request_close_2, m.response?.request_id);
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) {
-    const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText((m.response?.response as JsonView)?.updatedInput?.questions, (m.response?.response as JsonView)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
+    const s_texts = (cx.state("request", "requestType") === "tool_user_input" && typeOf((m.response?.response as JsonView)?.updatedInput?.answers) === "object" ? objectOf(mapObjects(entries((m.response?.response as JsonView)?.updatedInput?.answers), (s_answer) => { const s_question = findLast(objects((m.response?.response as JsonView)?.updatedInput?.questions), (s_q) => same(str(s_q?.question), s_answer?.key)); const s_parts = (s_question?.multiSelect === true ? split(s_answer?.value, ", ") : [s_answer?.value]); return typeOf(s_answer?.value) === "string" ? { key: s_answer?.key, value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])) } : SKIP; })) : undefined);
+    const s_answered = (objects(entries(s_texts)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_texts : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),
       decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? (s_answered != null ? "answered" : "cancelled") : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
@@ -1812,7 +1813,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2623 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2710 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1826,14 +1827,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2647 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2734 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2661 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2748 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1918,27 +1919,27 @@ const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2086, run: 
 const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2098, run: r_rate_limit_event };
 const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2111, run: r_prompt_suggestion };
 const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2124, run: r_permission_request };
-const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2167, run: r_permission_allow };
-const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2195, run: r_permission_deny_interrupt };
-const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2222, run: r_permission_deny };
-const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2246, run: r_elicitation_request };
-const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2277, run: r_elicitation_result };
-const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2302, run: r_user_dialog_request };
-const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2327, run: r_user_dialog_result };
-const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2352, run: r_answered_elsewhere };
-const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2383, run: r_step_background_completed };
-const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2428, run: r_control_interrupt };
-const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2439, run: r_wire_can_use_tool };
-const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2464, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
-const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2492, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
-const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2520, run: r_wire_interrupt };
-const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2533, run: r_wire_control_command };
-const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2548, run: r_wire_elicitation_answer };
-const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2573, run: r_wire_dialog_answer };
-const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2598, run: r_wire_permission_answer };
-const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2623, run: r_wire_control_error };
-const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2647, run: r_wire_control_result };
-const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2661, run: r_wire_cancel };
+const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2187, run: r_permission_allow };
+const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2244, run: r_permission_deny_interrupt };
+const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2271, run: r_permission_deny };
+const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2295, run: r_elicitation_request };
+const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2326, run: r_elicitation_result };
+const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2351, run: r_user_dialog_request };
+const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2376, run: r_user_dialog_result };
+const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2401, run: r_answered_elsewhere };
+const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2432, run: r_step_background_completed };
+const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2477, run: r_control_interrupt };
+const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2488, run: r_wire_can_use_tool };
+const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2529, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
+const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2557, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
+const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2585, run: r_wire_interrupt };
+const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2598, run: r_wire_control_command };
+const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2613, run: r_wire_elicitation_answer };
+const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2638, run: r_wire_dialog_answer };
+const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2663, run: r_wire_permission_answer };
+const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2710, run: r_wire_control_error };
+const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2734, run: r_wire_control_result };
+const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2748, run: r_wire_cancel };
 const PICK_MESSAGE_SYSTEM_1: readonly Row[] = [ROW_system_init];
 const PICK_MESSAGE_SYSTEM_2: readonly Row[] = [ROW_system_status];
 const PICK_MESSAGE_SYSTEM_3: readonly Row[] = [ROW_system_compact_boundary];
@@ -2242,9 +2243,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2682)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2687)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2691)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2769)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2774)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2778)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

@@ -18,64 +18,8 @@ export interface QuestionShape {
 /** The canonical answers: per question id, the chosen option ids and/or the text typed. */
 export type AnswersShape = Record<string, string[]>;
 
-/**
- * Where a provider's question keeps each canonical field. `id`: a field name, `"#"` for the question's position
- * ("0", "1", …), or absent for the prompt itself. `optionId` absent: an option is named by its label. `freeText`:
- * a boolean field's name (absent → `freeTextDefault`, else false) or a literal boolean; a question without options
- * always takes text.
- */
-export interface QuestionFields {
-  id?: string;
-  prompt: string;
-  header?: string;
-  options?: string;
-  optionId?: string;
-  optionLabel: string;
-  optionDescription?: string;
-  multiSelect?: string;
-  freeText?: string | boolean;
-  freeTextDefault?: boolean;
-}
-
 const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);
 const str = (x: unknown): string | undefined => (typeof x === "string" ? x : typeof x === "number" && Number.isFinite(x) ? String(x) : undefined);
-
-/** The canonical questions of a provider's list (undefined when it is not a list; entries without a prompt left out). */
-export function questionsOf(list: unknown, fields: QuestionFields): QuestionShape[] | undefined {
-  if (!Array.isArray(list) || !isObj(fields) || typeof fields.prompt !== "string") return undefined;
-  const out: QuestionShape[] = [];
-  list.forEach((q, i) => {
-    if (!isObj(q)) return;
-    const prompt = str(q[fields.prompt]);
-    if (prompt === undefined) return;
-    const id = fields.id === "#" ? String(i) : fields.id !== undefined ? str(q[fields.id]) : prompt;
-    if (id === undefined) return;
-    const c: QuestionShape = { id, prompt };
-    const header = fields.header !== undefined ? str(q[fields.header]) : undefined;
-    if (header !== undefined) c.header = header;
-    const opts: NonNullable<QuestionShape["options"]> = [];
-    const raw = fields.options !== undefined ? q[fields.options] : undefined;
-    if (Array.isArray(raw)) {
-      for (const o of raw) {
-        if (!isObj(o)) continue;
-        const label = str(o[fields.optionLabel]);
-        const oid = fields.optionId !== undefined ? str(o[fields.optionId]) : label;
-        if (label === undefined && oid === undefined) continue;
-        const opt: { id: string; label: string; description?: string } = { id: (oid ?? label)!, label: (label ?? oid)! };
-        const d = fields.optionDescription !== undefined ? str(o[fields.optionDescription]) : undefined;
-        if (d !== undefined) opt.description = d;
-        opts.push(opt);
-      }
-    }
-    if (opts.length) c.options = opts;
-    const multi = fields.multiSelect !== undefined ? q[fields.multiSelect] : undefined;
-    c.multiSelect = multi === true;
-    const ft = typeof fields.freeText === "boolean" ? fields.freeText : typeof fields.freeText === "string" && typeof q[fields.freeText] === "boolean" ? (q[fields.freeText] as boolean) : fields.freeTextDefault === true;
-    c.freeText = ft || opts.length === 0;
-    out.push(c);
-  });
-  return out;
-}
 
 const qs = (questions: unknown): QuestionShape[] => (Array.isArray(questions) ? questions.filter((q): q is QuestionShape => isObj(q) && typeof q.id === "string") : []);
 const list = (answers: unknown, id: string): string[] => {
@@ -148,25 +92,6 @@ export function answersFromSelections(items: unknown, idKey: string, listKey: st
   for (const x of items) {
     const id = isObj(x) ? str(x[idKey]) : undefined;
     if (id !== undefined) out[id] = strings((x as Record<string, unknown>)[listKey]);
-  }
-  return nonEmpty(out);
-}
-
-/**
- * Canonical answers from one text per question id (`{<id>: "A, B"}`) and the provider's questions (read with
- * `fields`): a multi-select answer whose `sep`-separated parts are all labels becomes those options; any other text
- * one entry. Labels become option ids. Undefined when nothing was answered.
- */
-export function answersFromText(list: unknown, obj: unknown, fields: QuestionFields, sep: string): AnswersShape | undefined {
-  if (!isObj(obj)) return undefined;
-  const byId = new Map((questionsOf(list, fields) ?? []).map((q) => [q.id, q]));
-  const out: AnswersShape = {};
-  for (const [k, v] of Object.entries(obj)) {
-    if (typeof v !== "string") continue;
-    const q = byId.get(k);
-    const idOf = (label: string) => q?.options?.find((o) => o.label === label)?.id;
-    const parts = q?.multiSelect && typeof sep === "string" ? v.split(sep) : [v];
-    out[k] = parts.every((p) => idOf(p) !== undefined) ? parts.map((p) => idOf(p)!) : v === "" ? [] : [v];
   }
   return nonEmpty(out);
 }
