@@ -279,7 +279,7 @@ export const ANSWERS: AnswerTables = {
       ],
       at: "mappings/acp.yaml:1727",
     },
-    // mappings/acp.yaml:1779
+    // mappings/acp.yaml:1783
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,22 +288,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1799",
+          at: "mappings/acp.yaml:1803",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1801",
+          at: "mappings/acp.yaml:1805",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1803",
+          at: "mappings/acp.yaml:1807",
         },
       ],
-      at: "mappings/acp.yaml:1799",
+      at: "mappings/acp.yaml:1803",
     },
     // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {

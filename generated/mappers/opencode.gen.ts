@@ -2,12 +2,11 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-// Mapping table mappings/opencode.yaml: sha256 87c0f8349cce87d451272c17973d728dffb1eebe74301a7017e98433f0ed8a46
+// Mapping table mappings/opencode.yaml: sha256 8624ce45ac102dc6cdca8f11742daa50e5d84aac97c4cfa455b8b3dbcc733dba
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
-import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, concat, elements, firstId, integerOf, joinKey, json, type JsonView, mapObjects, numberOf, objects, SKIP, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, elements, entries, firstId, integerOf, joinKey, json, type JsonView, mapElements, mapObjects, numberOf, objectOf, objects, SKIP, str, stringOf, strings, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
 export type EventMessage = U.OpencodeEvent;
@@ -880,7 +879,8 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_request_close_2, m.properties?.requestID);
-  const s_replied = h_questions.answersFromLists(m.properties?.answers);
+  const s_chosen = (typeOf(m.properties?.answers) === "array" ? objectOf(mapElements(m.properties?.answers, (s_labels, s_i) => { return { key: s_i, value: strings(s_labels) }; })) : undefined);
+  const s_replied = (objects(entries(s_chosen)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_chosen : undefined);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: s_replied, data: m.properties?.answers });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
@@ -891,7 +891,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1167 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1178 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -947,7 +947,7 @@ const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line:
 const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1065, run: r_permission_v2_replied };
 const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1083, run: r_question_asked };
 const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1141, run: r_question_replied };
-const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1167, run: r_question_rejected };
+const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1178, run: r_question_rejected };
 const PICK_EVENT_SESSION_STATUS_1: readonly Row[] = [ROW_status_idle, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_2: readonly Row[] = [ROW_status_retry, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_OTHER: readonly Row[] = [ROW_status_busy];
@@ -1167,15 +1167,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1189)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1192)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1195)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1198)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1201)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1204)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1207)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1210)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1213)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1200)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1203)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1206)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1209)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1212)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1215)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1218)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1221)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1224)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },

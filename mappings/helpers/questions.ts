@@ -15,11 +15,7 @@ export interface QuestionShape {
   freeText?: boolean;
 }
 
-/** The canonical answers: per question id, the chosen option ids and/or the text typed. */
-export type AnswersShape = Record<string, string[]>;
-
 const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);
-const str = (x: unknown): string | undefined => (typeof x === "string" ? x : typeof x === "number" && Number.isFinite(x) ? String(x) : undefined);
 
 const qs = (questions: unknown): QuestionShape[] => (Array.isArray(questions) ? questions.filter((q): q is QuestionShape => isObj(q) && typeof q.id === "string") : []);
 const list = (answers: unknown, id: string): string[] => {
@@ -64,34 +60,4 @@ export function labelLists(questions: unknown, answers: unknown): string[][] | u
 export function optionSelections(questions: unknown, answers: unknown, idKey: string, listKey: string): Record<string, unknown>[] | undefined {
   if (!isObj(answers) || typeof idKey !== "string" || typeof listKey !== "string") return undefined;
   return qs(questions).filter((q) => list(answers, q.id).length).map((q) => ({ [idKey]: q.id, [listKey]: list(answers, q.id) }));
-}
-
-const nonEmpty = (a: AnswersShape): AnswersShape | undefined => (Object.values(a).some((l) => l.length) ? a : undefined);
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : typeof v === "string" ? [v] : []);
-
-/** Canonical answers from `{<question id>: {[wrap]: [<label>…]}}` (or plain lists); undefined when nothing was answered. */
-export function answersFromWrapped(obj: unknown, wrap: string): AnswersShape | undefined {
-  if (!isObj(obj)) return undefined;
-  const out: AnswersShape = {};
-  for (const [k, v] of Object.entries(obj)) out[k] = strings(isObj(v) && typeof wrap === "string" ? v[wrap] : v);
-  return nonEmpty(out);
-}
-
-/** Canonical answers from lists in question order (keyed "0", "1", …); undefined when nothing was answered. */
-export function answersFromLists(lists: unknown): AnswersShape | undefined {
-  if (!Array.isArray(lists)) return undefined;
-  const out: AnswersShape = {};
-  lists.forEach((l, i) => { out[String(i)] = strings(l); });
-  return nonEmpty(out);
-}
-
-/** Canonical answers from `[{[idKey]: <question id>, [listKey]: [<option id>…]}…]`; undefined when nothing was answered. */
-export function answersFromSelections(items: unknown, idKey: string, listKey: string): AnswersShape | undefined {
-  if (!Array.isArray(items)) return undefined;
-  const out: AnswersShape = {};
-  for (const x of items) {
-    const id = isObj(x) ? str(x[idKey]) : undefined;
-    if (id !== undefined) out[id] = strings((x as Record<string, unknown>)[listKey]);
-  }
-  return nonEmpty(out);
 }
