@@ -79,6 +79,8 @@ function answersText(tables: TableIR[], header: string): string {
   const kinds = new Set(exprs.map((e) => e.k));
   const utils = [...new Set(["compact", ...Object.entries(UTIL).filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f!), ...(exprs.some((e) => e.k === "list" && e.all) ? ["elements"] : []), ...usedNow()])].sort((a, b) => a.localeCompare(b));
   const modules = [...new Set(exprs.flatMap((e) => (e.k === "helper" && e.module ? [e.module] : [])))].sort();
+  // (the type of open values, when some code reads into a computed value: `$get`)
+  if ([...sets, ...surfaces, ...rows].some((x) => /\bas JsonView\b/.test(x))) utils.push("type JsonView");
   return `${header}
 import type { AnswerCaseData, AnswerTables } from "../src/answer/answer-table.js";
 import type { RequestAnswer } from "../src/answer/answer.js";

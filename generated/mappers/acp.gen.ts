@@ -35,7 +35,7 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 64fcadba90646a9d8c18ce2e84db8cbca9dd19879c45f74ce4def79e683155d3
+// Mapping table mappings/acp.yaml: sha256 46a937381058b4edc8b2395431d4f811f2f485f50a63ca56a62f754c0c493c2a
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
@@ -1066,7 +1066,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1744 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1756 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1084,7 +1084,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1783 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1795 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1103,7 +1103,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1815 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1827 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1117,7 +1117,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1837 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1849 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1128,7 +1128,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1859 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1871 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1149,7 +1149,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1891 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1903 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1167,7 +1167,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1920 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1932 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1188,14 +1188,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1949 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:1961 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:1962 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:1974 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1209,7 +1209,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:1976 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:1988 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1219,7 +1219,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:1993 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:2005 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1230,7 +1230,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2017 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:2029 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1239,7 +1239,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2043 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2055 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1248,7 +1248,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2058 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2070 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1257,7 +1257,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2071 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2083 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1267,7 +1267,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:2087 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2099 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1276,7 +1276,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2100 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2112 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1286,7 +1286,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2116 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2128 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1295,7 +1295,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2131 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2143 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1307,7 +1307,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2159 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2171 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1323,19 +1323,19 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:2203 — clientRequest session/load */
+/** mappings/acp.yaml:2215 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.loading, m.params?.sessionId, true);
   return true;
 }
 
-/** mappings/acp.yaml:2218 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2230 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2231 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2243 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1346,7 +1346,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2250 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2262 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1354,7 +1354,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2269 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2281 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1372,7 +1372,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2294 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2306 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1386,7 +1386,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2313 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2325 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1394,13 +1394,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2335 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2347 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2348 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2360 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1421,7 +1421,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2389 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2401 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1441,7 +1441,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2421 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2433 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1449,14 +1449,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2440 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2452 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2455 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2467 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1482,7 +1482,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2509 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2521 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1495,7 +1495,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2544 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2556 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1503,7 +1503,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2562 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2574 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1514,7 +1514,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2580 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2592 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1525,7 +1525,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2598 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2610 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1535,7 +1535,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2615 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2627 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1547,7 +1547,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2643 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2655 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1557,14 +1557,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2696 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2708 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2712 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2724 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1610,48 +1610,48 @@ const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 15
 const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1621, run: r_elicitation_response };
 const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1646, run: r_agent_request_failed };
 const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1682, run: r_cursor_ask_question };
-const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1744, run: r_cursor_ask_question_answer };
-const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1783, run: r_cursor_create_plan };
-const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1815, run: r_cursor_create_plan_answer };
-const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1837, run: r_cursor_update_todos };
-const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1859, run: r_cursor_task_completed };
-const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1891, run: r_cursor_task };
-const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1920, run: r_cursor_generate_image };
-const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1949, run: r_qwen_prompt_suggestion };
-const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1962, run: r_qwen_mode_update };
-const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1976, run: r_qwen_model_update };
-const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1993, run: r_qwen_drain_queue_answer_items };
-const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 2017, run: r_qwen_drain_queue_answer };
-const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 2043, run: r_extension_notification };
-const ROW_extension_request: Row = { rule: "acp#extension-request", line: 2058, run: r_extension_request };
-const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2071, run: r_extension_request_answer };
-const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2087, run: r_client_extension_request };
-const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2100, run: r_client_extension_answer };
-const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2116, run: r_client_extension_notification };
-const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2131, run: r_prompt_ends_replayed_turn };
-const ROW_prompt: Row = { rule: "acp#prompt", line: 2159, run: r_prompt };
-const ROW_load: Row = { rule: "acp#load", line: 2203, run: r_load };
-const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2218, run: r_auth_status_update };
-const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2231, run: r_tool_call_cancel };
-const ROW_cancel: Row = { rule: "acp#cancel", line: 2250, run: r_cancel };
-const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2269, run: r_initialize_response_v2 };
-const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2294, run: r_initialize_response };
-const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2313, run: r_authenticate_failed };
-const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2335, run: r_authenticate_response };
-const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2348, run: r_session_new_response };
-const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2389, run: r_session_fork_response };
-const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2421, run: r_session_set_title_response };
-const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2440, run: r_auth_status_response };
-const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2455, run: r_session_load_response };
-const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2509, run: r_session_load_failed };
-const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2544, run: r_session_close_response };
-const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2562, run: r_set_mode_response };
-const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2580, run: r_set_model_response };
-const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2598, run: r_set_config_option_response };
-const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2615, run: r_prompt_failed };
-const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2643, run: r_prompt_response };
-const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2696, run: r_client_request_unsupported };
-const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2712, run: r_client_request_failed };
+const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1756, run: r_cursor_ask_question_answer };
+const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1795, run: r_cursor_create_plan };
+const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1827, run: r_cursor_create_plan_answer };
+const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1849, run: r_cursor_update_todos };
+const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1871, run: r_cursor_task_completed };
+const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1903, run: r_cursor_task };
+const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1932, run: r_cursor_generate_image };
+const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1961, run: r_qwen_prompt_suggestion };
+const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1974, run: r_qwen_mode_update };
+const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1988, run: r_qwen_model_update };
+const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 2005, run: r_qwen_drain_queue_answer_items };
+const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 2029, run: r_qwen_drain_queue_answer };
+const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 2055, run: r_extension_notification };
+const ROW_extension_request: Row = { rule: "acp#extension-request", line: 2070, run: r_extension_request };
+const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2083, run: r_extension_request_answer };
+const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2099, run: r_client_extension_request };
+const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2112, run: r_client_extension_answer };
+const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2128, run: r_client_extension_notification };
+const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2143, run: r_prompt_ends_replayed_turn };
+const ROW_prompt: Row = { rule: "acp#prompt", line: 2171, run: r_prompt };
+const ROW_load: Row = { rule: "acp#load", line: 2215, run: r_load };
+const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2230, run: r_auth_status_update };
+const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2243, run: r_tool_call_cancel };
+const ROW_cancel: Row = { rule: "acp#cancel", line: 2262, run: r_cancel };
+const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2281, run: r_initialize_response_v2 };
+const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2306, run: r_initialize_response };
+const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2325, run: r_authenticate_failed };
+const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2347, run: r_authenticate_response };
+const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2360, run: r_session_new_response };
+const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2401, run: r_session_fork_response };
+const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2433, run: r_session_set_title_response };
+const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2452, run: r_auth_status_response };
+const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2467, run: r_session_load_response };
+const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2521, run: r_session_load_failed };
+const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2556, run: r_session_close_response };
+const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2574, run: r_set_mode_response };
+const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2592, run: r_set_model_response };
+const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2610, run: r_set_config_option_response };
+const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2627, run: r_prompt_failed };
+const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2655, run: r_prompt_response };
+const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2708, run: r_client_request_unsupported };
+const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2724, run: r_client_request_failed };
 const PICK_NOTIFICATION_SESSION_UPDATE_1_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_1_OTHER: readonly Row[] = [ROW_agent_content_chunk_other];
 
@@ -1899,23 +1899,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2730)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2733)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2736)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2739)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2742)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2745)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2748)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2751)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2754)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2758)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2761)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2764)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2767)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2770)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2773)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2776)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2779)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2782)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2742)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2745)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2748)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2751)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2754)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2757)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2760)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2763)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2766)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2770)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2773)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2776)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2779)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2782)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2785)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2788)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2791)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2794)",
   },
 };

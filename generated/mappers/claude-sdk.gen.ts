@@ -13,7 +13,7 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 7aba627959cf96ece20c0c55abc39646a70e0b619efa7dde4c1290141c2ee0f0
+// Mapping table mappings/claude-sdk.yaml: sha256 346a07be10127008dac090d7e4d5006a394c76c4a4faefc85c73c90da99e5f77
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import { UNSET, add, arr, clip, concat, elements, entries, findLast, firstId, integerOf, joinKey, json, type JsonView, mapObjects, objectOf, objects, same, SKIP, split, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -316,7 +316,7 @@ const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server
 const ID_item_use_6: IdRef = { role: "item", op: "use", field: "response.response.toolUseID" };
 const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "request_id", required: true };
 
-/** mappings/claude-sdk.yaml:368 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:384 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -346,7 +346,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:415 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:431 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
   cx.ref(ID_thread_current);
@@ -355,7 +355,7 @@ function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:432 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:448 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -365,7 +365,7 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:447 — message system → hook.started */
+/** mappings/claude-sdk.yaml:463 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref(ID_thread_current);
@@ -374,7 +374,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:458 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:474 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref(ID_thread_current);
@@ -383,7 +383,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:469 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:485 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref(ID_thread_current);
@@ -399,7 +399,7 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:487 — message system → task.started */
+/** mappings/claude-sdk.yaml:503 — message system → task.started */
 function r_system_task_started_unflagged(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -416,7 +416,7 @@ function r_system_task_started_unflagged(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:508 — message system → task.started */
+/** mappings/claude-sdk.yaml:524 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -433,7 +433,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:527 — message system → task.progress */
+/** mappings/claude-sdk.yaml:543 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -449,7 +449,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:545 — message system → task.started, task.completed */
+/** mappings/claude-sdk.yaml:561 — message system → task.started, task.completed */
 function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification" && m.reason === "unfinished_at_resume")) return false;
   cx.ref(ID_thread_current);
@@ -472,7 +472,7 @@ function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "t
   return true;
 }
 
-/** mappings/claude-sdk.yaml:567 — message system → task.completed */
+/** mappings/claude-sdk.yaml:583 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -491,7 +491,7 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:590 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:606 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -503,7 +503,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:605 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:621 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -522,7 +522,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:621 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:637 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -531,7 +531,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:640 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:656 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -556,7 +556,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:667 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:683 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -578,7 +578,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:689 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:705 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -590,7 +590,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:704 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:720 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -602,7 +602,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:718 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:734 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -614,7 +614,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:732 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:748 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -623,7 +623,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:744 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:760 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -636,7 +636,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:759 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:775 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -645,7 +645,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:774 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:790 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -654,7 +654,7 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:792 — message system → task.progress */
+/** mappings/claude-sdk.yaml:808 — message system → task.progress */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
@@ -665,7 +665,7 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:810 — message system → task.progress */
+/** mappings/claude-sdk.yaml:826 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.subtype === "task_updated")) return false;
@@ -682,7 +682,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:829 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:845 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -690,7 +690,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:844 — message system → session.configured */
+/** mappings/claude-sdk.yaml:860 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -698,7 +698,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:859 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:875 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -712,7 +712,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:884 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:900 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -721,7 +721,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:898 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:914 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -739,7 +739,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:913 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:929 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -747,7 +747,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:930 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:946 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -755,21 +755,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:951 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:967 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:966 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:982 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:981 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:997 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -791,7 +791,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1021 — message result → turn.completed, runtime.warning */
+/** mappings/claude-sdk.yaml:1037 — message result → turn.completed, runtime.warning */
 function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === true && objects(m.permission_denials).filter((s_d) => s_d?.auto_mode_unchecked != null).map((s_d) => (s_d?.tool_use_id))?.[0] != null)) return false;
   cx.ref(ID_thread_current);
@@ -819,7 +819,7 @@ function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "re
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1063 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1079 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -847,7 +847,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1098 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:1114 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -869,7 +869,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1126 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1142 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -897,7 +897,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1173 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1189 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -924,7 +924,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1216 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1232 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -947,7 +947,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1240 — message user */
+/** mappings/claude-sdk.yaml:1256 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -956,7 +956,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1261 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1277 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
@@ -975,7 +975,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1294 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1310 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -1010,7 +1010,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1376 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1392 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.vars.compactSummaryNext != null)) return false;
   cx.ref(ID_thread_current);
@@ -1020,7 +1020,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1398 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1414 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.vars.lastResult ?? "start")));
@@ -1042,7 +1042,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1434 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1450 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.vars.openBlock.get((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))))) != null && cx.vars.lastBlock.get(m.message?.id) == null)) return false;
@@ -1071,7 +1071,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1497 — message assistant */
+/** mappings/claude-sdk.yaml:1513 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1080,7 +1080,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1518 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1534 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -1105,7 +1105,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1567 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1583 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1126,7 +1126,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1618 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1634 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1168,7 +1168,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1676 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1692 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1194,7 +1194,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1698 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1714 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1213,7 +1213,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1726 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1742 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1238,7 +1238,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1760 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1776 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1257,7 +1257,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1781 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1797 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1276,7 +1276,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1810 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1826 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1293,7 +1293,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1828 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1844 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1314,7 +1314,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1859 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1875 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1333,7 +1333,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1877 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1893 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1352,7 +1352,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1900 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1916 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1363,7 +1363,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1917 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1933 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1374,14 +1374,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1937 — message stream_event */
+/** mappings/claude-sdk.yaml:1953 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarIn(cx.vars.json, cx.vars.item.get(`${cx.vars.message.get(m.parent_tool_use_id)}:${m.event?.index}`), "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1947 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1963 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1401,7 +1401,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1981 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1997 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1416,7 +1416,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2012 — message stream_event */
+/** mappings/claude-sdk.yaml:2028 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1431,7 +1431,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2032 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:2048 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1449,7 +1449,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2063 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:2079 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1459,7 +1459,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2076 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2092 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1467,28 +1467,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2086 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2102 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2098 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2114 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2111 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2127 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2124 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2140 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1515,7 +1515,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2187 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2203 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1536,7 +1536,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2244 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2260 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1554,7 +1554,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2271 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2287 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1570,7 +1570,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2295 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2311 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1594,7 +1594,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2326 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2342 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.elicitation);
@@ -1608,7 +1608,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2351 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2367 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1622,7 +1622,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2376 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2392 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.userDialog);
@@ -1636,7 +1636,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2401 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2417 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, ((m.channel === "permission" ? cx.vars.permission : undefined) ?? (m.channel === "elicitation" ? cx.vars.elicitation : undefined) ?? (m.channel === "userDialog" ? cx.vars.userDialog : undefined)));
@@ -1653,7 +1653,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2432 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2448 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1670,13 +1670,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2477 — control interrupt */
+/** mappings/claude-sdk.yaml:2493 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2488 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2504 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1703,7 +1703,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2529 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2545 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1736,7 +1736,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2557 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2573 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1751,21 +1751,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2585 — wire control_request */
+/** mappings/claude-sdk.yaml:2601 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2598 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2614 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2613 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2629 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1779,7 +1779,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2638 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2654 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1793,7 +1793,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2663 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2679 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1813,7 +1813,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2710 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2726 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1827,14 +1827,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2734 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2750 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2748 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2764 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1846,100 +1846,100 @@ function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_reque
 }
 
 // the rows, each once (a row of several methods is in each method's list)
-const ROW_system_init: Row = { rule: "claude-sdk#system-init", line: 368, run: r_system_init };
-const ROW_system_status: Row = { rule: "claude-sdk#system-status", line: 415, run: r_system_status };
-const ROW_system_compact_boundary: Row = { rule: "claude-sdk#system-compact-boundary", line: 432, run: r_system_compact_boundary };
-const ROW_system_hook_started: Row = { rule: "claude-sdk#system-hook-started", line: 447, run: r_system_hook_started };
-const ROW_system_hook_progress: Row = { rule: "claude-sdk#system-hook-progress", line: 458, run: r_system_hook_progress };
-const ROW_system_hook_response: Row = { rule: "claude-sdk#system-hook-response", line: 469, run: r_system_hook_response };
-const ROW_system_task_started_unflagged: Row = { rule: "claude-sdk#system-task-started-unflagged", line: 487, versions: ["0.2.141"], run: r_system_task_started_unflagged };
-const ROW_system_task_started: Row = { rule: "claude-sdk#system-task-started", line: 508, run: r_system_task_started };
-const ROW_system_task_progress: Row = { rule: "claude-sdk#system-task-progress", line: 527, run: r_system_task_progress };
-const ROW_system_task_notification_unfinished: Row = { rule: "claude-sdk#system-task-notification-unfinished", line: 545, versions: ["0.3.337"], run: r_system_task_notification_unfinished };
-const ROW_system_task_notification: Row = { rule: "claude-sdk#system-task-notification", line: 567, run: r_system_task_notification };
-const ROW_system_files_persisted: Row = { rule: "claude-sdk#system-files-persisted", line: 590, run: r_system_files_persisted };
-const ROW_system_api_retry: Row = { rule: "claude-sdk#system-api-retry", line: 605, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_api_retry };
-const ROW_system_session_state_changed: Row = { rule: "claude-sdk#system-session-state-changed", line: 621, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_session_state_changed };
-const ROW_system_permission_denied: Row = { rule: "claude-sdk#system-permission-denied", line: 640, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_permission_denied };
-const ROW_system_model_refusal_fallback: Row = { rule: "claude-sdk#system-model-refusal-fallback", line: 667, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback };
-const ROW_system_model_refusal_no_fallback: Row = { rule: "claude-sdk#system-model-refusal-no-fallback", line: 689, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback };
-const ROW_system_informational: Row = { rule: "claude-sdk#system-informational", line: 704, versions: ["0.3.337","0.3.333"], run: r_system_informational };
-const ROW_system_notification: Row = { rule: "claude-sdk#system-notification", line: 718, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_notification };
-const ROW_system_worker_shutting_down: Row = { rule: "claude-sdk#system-worker-shutting-down", line: 732, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down };
-const ROW_system_session_writes_lost: Row = { rule: "claude-sdk#system-session-writes-lost", line: 744, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost };
-const ROW_system_mirror_error: Row = { rule: "claude-sdk#system-mirror-error", line: 759, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_mirror_error };
-const ROW_system_local_command_output: Row = { rule: "claude-sdk#system-local-command-output", line: 774, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command_output };
-const ROW_system_task_updated_end: Row = { rule: "claude-sdk#system-task-updated-end", line: 792, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated_end };
-const ROW_system_task_updated: Row = { rule: "claude-sdk#system-task-updated", line: 810, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated };
-const ROW_system_background_tasks_changed: Row = { rule: "claude-sdk#system-background-tasks-changed", line: 829, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed };
-const ROW_system_commands_changed: Row = { rule: "claude-sdk#system-commands-changed", line: 844, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed };
-const ROW_system_plugin_install: Row = { rule: "claude-sdk#system-plugin-install", line: 859, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_plugin_install };
-const ROW_system_memory_recall: Row = { rule: "claude-sdk#system-memory-recall", line: 884, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_memory_recall };
-const ROW_system_control_request_progress: Row = { rule: "claude-sdk#system-control-request-progress", line: 898, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress };
-const ROW_system_summary: Row = { rule: "claude-sdk#system-summary", line: 913, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_summary };
-const ROW_conversation_reset: Row = { rule: "claude-sdk#conversation-reset", line: 930, versions: ["0.3.337","0.3.333"], run: r_conversation_reset };
-const ROW_active_goal: Row = { rule: "claude-sdk#active-goal", line: 951, versions: ["0.3.337","0.3.333"], run: r_active_goal };
-const ROW_autocompact_state: Row = { rule: "claude-sdk#autocompact-state", line: 966, versions: ["0.3.337","0.3.333"], run: r_autocompact_state };
-const ROW_result_success: Row = { rule: "claude-sdk#result-success", line: 981, run: r_result_success };
-const ROW_result_auto_mode_unchecked: Row = { rule: "claude-sdk#result-auto-mode-unchecked", line: 1021, versions: ["0.3.337"], run: r_result_auto_mode_unchecked };
-const ROW_result_success_error: Row = { rule: "claude-sdk#result-success-error", line: 1063, run: r_result_success_error };
-const ROW_result_aborted: Row = { rule: "claude-sdk#result-aborted", line: 1098, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted };
-const ROW_result_error_during_execution: Row = { rule: "claude-sdk#result-error-during-execution", line: 1126, run: r_result_error_during_execution };
-const ROW_result_error: Row = { rule: "claude-sdk#result-error", line: 1173, run: r_result_error };
-const ROW_user_replay: Row = { rule: "claude-sdk#user-replay", line: 1216, run: r_user_replay };
-const ROW_user_tool_results: Row = { rule: "claude-sdk#user-tool-results", line: 1240, run: r_user_tool_results };
-const ROW_user_tool_result_background: Row = { rule: "claude-sdk#user-tool-result-background", line: 1261, run: r_user_tool_result_background };
-const ROW_user_tool_result: Row = { rule: "claude-sdk#user-tool-result", line: 1294, run: r_user_tool_result };
-const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1376, run: r_user_compact_summary };
-const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1398, run: r_user_message };
-const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1434, run: r_assistant_after_abandoned_stream };
-const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1497, run: r_assistant_blocks };
-const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1518, run: r_assistant_text };
-const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1567, run: r_assistant_thinking };
-const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1618, run: r_assistant_tool_use };
-const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1676, run: r_assistant_server_tool_result };
-const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1698, run: r_assistant_other };
-const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1726, run: r_stream_message_start };
-const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1760, run: r_stream_message_delta };
-const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1781, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
-const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1810, run: r_stream_message_stop };
-const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1828, run: r_stream_block_start_tool };
-const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1859, run: r_stream_block_start_tool_result };
-const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 1877, run: r_stream_block_start };
-const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 1900, run: r_stream_text_delta };
-const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 1917, run: r_stream_thinking_delta };
-const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 1937, run: r_stream_input_json_delta_empty };
-const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 1947, run: r_stream_input_json_delta };
-const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 1981, run: r_stream_other_delta };
-const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 2012, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
-const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2032, run: r_stream_block_stop };
-const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2063, run: r_tool_progress };
-const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2076, run: r_tool_use_summary };
-const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2086, run: r_auth_status };
-const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2098, run: r_rate_limit_event };
-const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2111, run: r_prompt_suggestion };
-const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2124, run: r_permission_request };
-const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2187, run: r_permission_allow };
-const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2244, run: r_permission_deny_interrupt };
-const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2271, run: r_permission_deny };
-const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2295, run: r_elicitation_request };
-const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2326, run: r_elicitation_result };
-const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2351, run: r_user_dialog_request };
-const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2376, run: r_user_dialog_result };
-const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2401, run: r_answered_elsewhere };
-const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2432, run: r_step_background_completed };
-const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2477, run: r_control_interrupt };
-const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2488, run: r_wire_can_use_tool };
-const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2529, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
-const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2557, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
-const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2585, run: r_wire_interrupt };
-const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2598, run: r_wire_control_command };
-const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2613, run: r_wire_elicitation_answer };
-const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2638, run: r_wire_dialog_answer };
-const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2663, run: r_wire_permission_answer };
-const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2710, run: r_wire_control_error };
-const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2734, run: r_wire_control_result };
-const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2748, run: r_wire_cancel };
+const ROW_system_init: Row = { rule: "claude-sdk#system-init", line: 384, run: r_system_init };
+const ROW_system_status: Row = { rule: "claude-sdk#system-status", line: 431, run: r_system_status };
+const ROW_system_compact_boundary: Row = { rule: "claude-sdk#system-compact-boundary", line: 448, run: r_system_compact_boundary };
+const ROW_system_hook_started: Row = { rule: "claude-sdk#system-hook-started", line: 463, run: r_system_hook_started };
+const ROW_system_hook_progress: Row = { rule: "claude-sdk#system-hook-progress", line: 474, run: r_system_hook_progress };
+const ROW_system_hook_response: Row = { rule: "claude-sdk#system-hook-response", line: 485, run: r_system_hook_response };
+const ROW_system_task_started_unflagged: Row = { rule: "claude-sdk#system-task-started-unflagged", line: 503, versions: ["0.2.141"], run: r_system_task_started_unflagged };
+const ROW_system_task_started: Row = { rule: "claude-sdk#system-task-started", line: 524, run: r_system_task_started };
+const ROW_system_task_progress: Row = { rule: "claude-sdk#system-task-progress", line: 543, run: r_system_task_progress };
+const ROW_system_task_notification_unfinished: Row = { rule: "claude-sdk#system-task-notification-unfinished", line: 561, versions: ["0.3.337"], run: r_system_task_notification_unfinished };
+const ROW_system_task_notification: Row = { rule: "claude-sdk#system-task-notification", line: 583, run: r_system_task_notification };
+const ROW_system_files_persisted: Row = { rule: "claude-sdk#system-files-persisted", line: 606, run: r_system_files_persisted };
+const ROW_system_api_retry: Row = { rule: "claude-sdk#system-api-retry", line: 621, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_api_retry };
+const ROW_system_session_state_changed: Row = { rule: "claude-sdk#system-session-state-changed", line: 637, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_session_state_changed };
+const ROW_system_permission_denied: Row = { rule: "claude-sdk#system-permission-denied", line: 656, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_permission_denied };
+const ROW_system_model_refusal_fallback: Row = { rule: "claude-sdk#system-model-refusal-fallback", line: 683, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback };
+const ROW_system_model_refusal_no_fallback: Row = { rule: "claude-sdk#system-model-refusal-no-fallback", line: 705, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback };
+const ROW_system_informational: Row = { rule: "claude-sdk#system-informational", line: 720, versions: ["0.3.337","0.3.333"], run: r_system_informational };
+const ROW_system_notification: Row = { rule: "claude-sdk#system-notification", line: 734, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_notification };
+const ROW_system_worker_shutting_down: Row = { rule: "claude-sdk#system-worker-shutting-down", line: 748, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down };
+const ROW_system_session_writes_lost: Row = { rule: "claude-sdk#system-session-writes-lost", line: 760, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost };
+const ROW_system_mirror_error: Row = { rule: "claude-sdk#system-mirror-error", line: 775, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_mirror_error };
+const ROW_system_local_command_output: Row = { rule: "claude-sdk#system-local-command-output", line: 790, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command_output };
+const ROW_system_task_updated_end: Row = { rule: "claude-sdk#system-task-updated-end", line: 808, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated_end };
+const ROW_system_task_updated: Row = { rule: "claude-sdk#system-task-updated", line: 826, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated };
+const ROW_system_background_tasks_changed: Row = { rule: "claude-sdk#system-background-tasks-changed", line: 845, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed };
+const ROW_system_commands_changed: Row = { rule: "claude-sdk#system-commands-changed", line: 860, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed };
+const ROW_system_plugin_install: Row = { rule: "claude-sdk#system-plugin-install", line: 875, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_plugin_install };
+const ROW_system_memory_recall: Row = { rule: "claude-sdk#system-memory-recall", line: 900, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_memory_recall };
+const ROW_system_control_request_progress: Row = { rule: "claude-sdk#system-control-request-progress", line: 914, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress };
+const ROW_system_summary: Row = { rule: "claude-sdk#system-summary", line: 929, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_summary };
+const ROW_conversation_reset: Row = { rule: "claude-sdk#conversation-reset", line: 946, versions: ["0.3.337","0.3.333"], run: r_conversation_reset };
+const ROW_active_goal: Row = { rule: "claude-sdk#active-goal", line: 967, versions: ["0.3.337","0.3.333"], run: r_active_goal };
+const ROW_autocompact_state: Row = { rule: "claude-sdk#autocompact-state", line: 982, versions: ["0.3.337","0.3.333"], run: r_autocompact_state };
+const ROW_result_success: Row = { rule: "claude-sdk#result-success", line: 997, run: r_result_success };
+const ROW_result_auto_mode_unchecked: Row = { rule: "claude-sdk#result-auto-mode-unchecked", line: 1037, versions: ["0.3.337"], run: r_result_auto_mode_unchecked };
+const ROW_result_success_error: Row = { rule: "claude-sdk#result-success-error", line: 1079, run: r_result_success_error };
+const ROW_result_aborted: Row = { rule: "claude-sdk#result-aborted", line: 1114, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted };
+const ROW_result_error_during_execution: Row = { rule: "claude-sdk#result-error-during-execution", line: 1142, run: r_result_error_during_execution };
+const ROW_result_error: Row = { rule: "claude-sdk#result-error", line: 1189, run: r_result_error };
+const ROW_user_replay: Row = { rule: "claude-sdk#user-replay", line: 1232, run: r_user_replay };
+const ROW_user_tool_results: Row = { rule: "claude-sdk#user-tool-results", line: 1256, run: r_user_tool_results };
+const ROW_user_tool_result_background: Row = { rule: "claude-sdk#user-tool-result-background", line: 1277, run: r_user_tool_result_background };
+const ROW_user_tool_result: Row = { rule: "claude-sdk#user-tool-result", line: 1310, run: r_user_tool_result };
+const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1392, run: r_user_compact_summary };
+const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1414, run: r_user_message };
+const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1450, run: r_assistant_after_abandoned_stream };
+const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1513, run: r_assistant_blocks };
+const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1534, run: r_assistant_text };
+const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1583, run: r_assistant_thinking };
+const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1634, run: r_assistant_tool_use };
+const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1692, run: r_assistant_server_tool_result };
+const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1714, run: r_assistant_other };
+const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1742, run: r_stream_message_start };
+const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1776, run: r_stream_message_delta };
+const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1797, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
+const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1826, run: r_stream_message_stop };
+const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1844, run: r_stream_block_start_tool };
+const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1875, run: r_stream_block_start_tool_result };
+const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 1893, run: r_stream_block_start };
+const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 1916, run: r_stream_text_delta };
+const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 1933, run: r_stream_thinking_delta };
+const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 1953, run: r_stream_input_json_delta_empty };
+const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 1963, run: r_stream_input_json_delta };
+const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 1997, run: r_stream_other_delta };
+const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 2028, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
+const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2048, run: r_stream_block_stop };
+const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2079, run: r_tool_progress };
+const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2092, run: r_tool_use_summary };
+const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2102, run: r_auth_status };
+const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2114, run: r_rate_limit_event };
+const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2127, run: r_prompt_suggestion };
+const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2140, run: r_permission_request };
+const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2203, run: r_permission_allow };
+const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2260, run: r_permission_deny_interrupt };
+const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2287, run: r_permission_deny };
+const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2311, run: r_elicitation_request };
+const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2342, run: r_elicitation_result };
+const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2367, run: r_user_dialog_request };
+const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2392, run: r_user_dialog_result };
+const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2417, run: r_answered_elsewhere };
+const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2448, run: r_step_background_completed };
+const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2493, run: r_control_interrupt };
+const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2504, run: r_wire_can_use_tool };
+const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2545, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
+const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2573, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
+const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2601, run: r_wire_interrupt };
+const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2614, run: r_wire_control_command };
+const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2629, run: r_wire_elicitation_answer };
+const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2654, run: r_wire_dialog_answer };
+const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2679, run: r_wire_permission_answer };
+const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2726, run: r_wire_control_error };
+const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2750, run: r_wire_control_result };
+const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2764, run: r_wire_cancel };
 const PICK_MESSAGE_SYSTEM_1: readonly Row[] = [ROW_system_init];
 const PICK_MESSAGE_SYSTEM_2: readonly Row[] = [ROW_system_status];
 const PICK_MESSAGE_SYSTEM_3: readonly Row[] = [ROW_system_compact_boundary];
@@ -2243,9 +2243,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2769)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2774)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2778)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2785)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2790)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2794)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

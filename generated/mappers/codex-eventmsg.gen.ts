@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-// Mapping table mappings/codex-eventmsg.yaml: sha256 d8f44ea1e5cff5109c8f24148c72c65cfb65d231a9f3c1f22a4dcadb7ee212e0
+// Mapping table mappings/codex-eventmsg.yaml: sha256 27db8f15b1a7e3200b17d02065f601c735405de20eac51f73c847511d9b0e27d
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
@@ -1187,7 +1187,7 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1887 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1901 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1196,7 +1196,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1903 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1917 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1210,7 +1210,7 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1925 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1939 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1238,7 +1238,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1966 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1980 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1251,7 +1251,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1981 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1995 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1275,7 +1275,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2043 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2057 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1292,7 +1292,7 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2070 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2084 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1316,7 +1316,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2108 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2122 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1325,7 +1325,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2122 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2136 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1340,7 +1340,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2140 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2154 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1353,7 +1353,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2155 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2169 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1369,7 +1369,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2175 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2189 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1390,7 +1390,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2200 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2214 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1408,7 +1408,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2226 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2240 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1436,7 +1436,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2265 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2279 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1444,7 +1444,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2278 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2292 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1456,19 +1456,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2291 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2305 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2303 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2317 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2316 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2330 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1487,7 +1487,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2338 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2352 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1497,14 +1497,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2359 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2373 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2372 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2386 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1512,7 +1512,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2387 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2401 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1520,21 +1520,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2403 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2417 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2416 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2430 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2431 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2445 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1554,7 +1554,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2448 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2462 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1568,7 +1568,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2465 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2479 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1583,7 +1583,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2487 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2501 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1598,7 +1598,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2505 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2519 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1613,7 +1613,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2525 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2539 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1627,7 +1627,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2542 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2556 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1641,7 +1641,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2560 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2574 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1656,7 +1656,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2578 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2592 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1671,7 +1671,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2597 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2611 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1686,7 +1686,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2615 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2629 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1701,7 +1701,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2636 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2650 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1716,7 +1716,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2654 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2668 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1731,7 +1731,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2673 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2687 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1808,45 +1808,45 @@ const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-req
 const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1802, run: r_apply_patch_approval_request };
 const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1824, run: r_request_permissions };
 const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1840, run: r_request_user_input };
-const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1887, run: r_elicitation_request };
-const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1903, run: r_elicitation_abandoned };
-const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 1925, run: r_patch_apply_begin };
-const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 1966, run: r_patch_apply_updated };
-const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 1981, run: r_patch_apply_end };
-const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 2043, run: r_mcp_tool_call_begin };
-const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 2070, run: r_mcp_tool_call_end };
-const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2108, run: r_web_search_begin };
-const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2122, run: r_web_search_end };
-const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2140, run: r_image_generation_begin };
-const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2155, run: r_image_generation_end };
-const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2175, run: r_view_image_tool_call };
-const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2200, run: r_dynamic_tool_call_request };
-const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2226, run: r_dynamic_tool_call_response };
-const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2265, run: r_hook_started };
-const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2278, run: r_hook_completed };
-const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2291, run: r_mcp_startup_update };
-const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2303, run: r_mcp_startup_complete };
-const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2316, run: r_entered_review_mode };
-const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2338, run: r_exited_review_mode };
-const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2359, run: r_realtime_conversation_started };
-const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2372, run: r_realtime_conversation_audio };
-const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2387, run: r_realtime_conversation_error };
-const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2403, run: r_realtime_conversation_item };
-const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2416, run: r_realtime_conversation_closed };
-const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2431, run: r_guardian_assessment };
-const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2448, run: r_collab_agent_spawn_begin };
-const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2465, run: r_collab_agent_spawn_end };
-const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2487, run: r_collab_agent_interaction_begin };
-const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2505, run: r_collab_agent_interaction_end };
-const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2525, run: r_collab_waiting_begin };
-const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2542, run: r_collab_waiting_end };
-const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2560, run: r_collab_close_begin };
-const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2578, run: r_collab_close_end };
-const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2597, run: r_collab_resume_begin };
-const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2615, run: r_collab_resume_end };
-const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2636, run: r_sub_agent_activity_started };
-const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2654, run: r_sub_agent_activity_ended };
-const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2673, run: r_sub_agent_activity };
+const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1901, run: r_elicitation_request };
+const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1917, run: r_elicitation_abandoned };
+const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 1939, run: r_patch_apply_begin };
+const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 1980, run: r_patch_apply_updated };
+const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 1995, run: r_patch_apply_end };
+const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 2057, run: r_mcp_tool_call_begin };
+const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 2084, run: r_mcp_tool_call_end };
+const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2122, run: r_web_search_begin };
+const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2136, run: r_web_search_end };
+const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2154, run: r_image_generation_begin };
+const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2169, run: r_image_generation_end };
+const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2189, run: r_view_image_tool_call };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2214, run: r_dynamic_tool_call_request };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2240, run: r_dynamic_tool_call_response };
+const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2279, run: r_hook_started };
+const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2292, run: r_hook_completed };
+const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2305, run: r_mcp_startup_update };
+const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2317, run: r_mcp_startup_complete };
+const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2330, run: r_entered_review_mode };
+const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2352, run: r_exited_review_mode };
+const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2373, run: r_realtime_conversation_started };
+const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2386, run: r_realtime_conversation_audio };
+const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2401, run: r_realtime_conversation_error };
+const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2417, run: r_realtime_conversation_item };
+const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2430, run: r_realtime_conversation_closed };
+const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2445, run: r_guardian_assessment };
+const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2462, run: r_collab_agent_spawn_begin };
+const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2479, run: r_collab_agent_spawn_end };
+const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2501, run: r_collab_agent_interaction_begin };
+const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2519, run: r_collab_agent_interaction_end };
+const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2539, run: r_collab_waiting_begin };
+const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2556, run: r_collab_waiting_end };
+const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2574, run: r_collab_close_begin };
+const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2592, run: r_collab_close_end };
+const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2611, run: r_collab_resume_begin };
+const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2629, run: r_collab_resume_end };
+const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2650, run: r_sub_agent_activity_started };
+const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2668, run: r_sub_agent_activity_ended };
+const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2687, run: r_sub_agent_activity };
 const PICK_EVENT_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_agent_message_restored, ROW_item_completed_restored, ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_reasoning_restored, ROW_item_completed_restored, ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_plan_restored, ROW_item_completed_restored, ROW_item_completed_plan, ROW_item_completed];
@@ -2027,14 +2027,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2689)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2692)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2695)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2698)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2701)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2704)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2707)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2710)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2703)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2706)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2709)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2712)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2715)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2718)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2721)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2724)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

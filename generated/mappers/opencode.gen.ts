@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-// Mapping table mappings/opencode.yaml: sha256 8624ce45ac102dc6cdca8f11742daa50e5d84aac97c4cfa455b8b3dbcc733dba
+// Mapping table mappings/opencode.yaml: sha256 0cc6b2505202ba4811b107b88f21a9b97ace0e24f2766093adfe3a5cbde2fa96
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
@@ -874,7 +874,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1141 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1151 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -891,7 +891,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1178 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1188 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -946,8 +946,8 @@ const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", lin
 const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1042, run: r_permission_replied };
 const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1065, run: r_permission_v2_replied };
 const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1083, run: r_question_asked };
-const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1141, run: r_question_replied };
-const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1178, run: r_question_rejected };
+const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1151, run: r_question_replied };
+const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1188, run: r_question_rejected };
 const PICK_EVENT_SESSION_STATUS_1: readonly Row[] = [ROW_status_idle, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_2: readonly Row[] = [ROW_status_retry, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_OTHER: readonly Row[] = [ROW_status_busy];
@@ -1167,15 +1167,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1200)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1203)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1206)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1209)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1212)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1215)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1218)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1221)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1224)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1210)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1213)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1216)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1219)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1222)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1225)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1228)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1231)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1234)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },
