@@ -2,8 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 import type { AnswerCaseData, AnswerTables } from "../src/answer/answer-table.js";
 import type { RequestAnswer } from "../src/answer/answer.js";
-import * as h_questions from "../mappings/helpers/questions.js";
-import { compact, concat, merge, numeric, text, typeOf, uri } from "../src/normalize/row-util.js";
+import { compact, concat, elements, entries, mapObjects, merge, numeric, objectOf, objects, same, SKIP, strings, text, typeOf, uri, type JsonView } from "../src/normalize/row-util.js";
 
 type Kind = RequestAnswer["kind"];
 
@@ -26,7 +25,7 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     when: (a) => a.payload?.requestType === "tool_user_input",
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: h_questions.textByQuestion(a.payload?.questions, a.reply?.answers, ", ") })), decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined) }),
+    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => { const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))); return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: text(s_labels, ", ", "strings", false) }) : SKIP; })) : undefined) })), decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined) }),
     at: "mappings/claude-sdk.yaml:303",
   },
   {
@@ -34,35 +33,35 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     when: (a) => a.payload?.requestType === "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_reject" : undefined) }),
-    at: "mappings/claude-sdk.yaml:308",
+    at: "mappings/claude-sdk.yaml:324",
   },
   {
     decisions: ["allow_once"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_temporary") : undefined) }),
-    at: "mappings/claude-sdk.yaml:312",
+    at: "mappings/claude-sdk.yaml:328",
   },
   {
     decisions: ["allow_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: (typeOf(a.args?.suggestions) === "array" ? a.args?.suggestions : undefined), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_permanent") : undefined) }),
-    at: "mappings/claude-sdk.yaml:316",
+    at: "mappings/claude-sdk.yaml:332",
   },
   {
     decisions: ["reject_once", "reject_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined) }),
-    at: "mappings/claude-sdk.yaml:324",
+    at: "mappings/claude-sdk.yaml:340",
   },
   {
     decisions: ["cancelled"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined) }),
-    at: "mappings/claude-sdk.yaml:328",
+    at: "mappings/claude-sdk.yaml:344",
   },
 ];
 
@@ -72,32 +71,32 @@ const SET_claude_sdk_elicitation: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:334",
+    at: "mappings/claude-sdk.yaml:350",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onElicitation",
-    at: "mappings/claude-sdk.yaml:337",
+    at: "mappings/claude-sdk.yaml:353",
   },
   {
     decisions: ["answered"],
     reply: { answers: "object" },
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:340",
+    at: "mappings/claude-sdk.yaml:356",
   },
   {
     decisions: ["reject_once", "reject_always"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "decline" }),
-    at: "mappings/claude-sdk.yaml:344",
+    at: "mappings/claude-sdk.yaml:360",
   },
   {
     decisions: ["cancelled"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "cancel" }),
-    at: "mappings/claude-sdk.yaml:347",
+    at: "mappings/claude-sdk.yaml:363",
   },
 ];
 
@@ -107,26 +106,26 @@ const SET_claude_sdk_dialog: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:352",
+    at: "mappings/claude-sdk.yaml:368",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onUserDialog",
-    at: "mappings/claude-sdk.yaml:355",
+    at: "mappings/claude-sdk.yaml:371",
   },
   {
     decisions: ["answered"],
     reply: { answers: "any" },
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "completed", result: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:358",
+    at: "mappings/claude-sdk.yaml:374",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "cancelled" }),
-    at: "mappings/claude-sdk.yaml:362",
+    at: "mappings/claude-sdk.yaml:378",
   },
 ];
 
@@ -211,7 +210,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1432
+    // mappings/acp.yaml:1448
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +220,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1465",
+          at: "mappings/acp.yaml:1481",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1468",
+          at: "mappings/acp.yaml:1484",
         },
       ],
-      at: "mappings/acp.yaml:1465",
+      at: "mappings/acp.yaml:1481",
     },
-    // mappings/acp.yaml:1555
+    // mappings/acp.yaml:1593
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +241,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1570",
+          at: "mappings/acp.yaml:1608",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1573",
+          at: "mappings/acp.yaml:1611",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1575",
+          at: "mappings/acp.yaml:1613",
         },
       ],
-      at: "mappings/acp.yaml:1570",
+      at: "mappings/acp.yaml:1608",
     },
-    // mappings/acp.yaml:1644
+    // mappings/acp.yaml:1682
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -267,19 +266,19 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["result"],
-          body: (a) => compact({ outcome: compact({ outcome: "answered", answers: h_questions.optionSelections(a.payload?.questions, a.reply?.answers, "questionId", "selectedOptionIds") }) }),
-          at: "mappings/acp.yaml:1668",
+          body: (a) => compact({ outcome: compact({ outcome: "answered", answers: (typeOf(a.reply?.answers) === "object" ? mapObjects(a.payload?.questions, (s_q) => { const s_chosen = strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value); return typeOf(s_q?.id) === "string" && s_chosen?.[0] != null ? compact({ questionId: s_q?.id, selectedOptionIds: s_chosen }) : SKIP; }) : undefined) }) }),
+          at: "mappings/acp.yaml:1727",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1670",
+          at: "mappings/acp.yaml:1741",
         },
       ],
-      at: "mappings/acp.yaml:1668",
+      at: "mappings/acp.yaml:1727",
     },
-    // mappings/acp.yaml:1714
+    // mappings/acp.yaml:1795
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -288,75 +287,75 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1734",
+          at: "mappings/acp.yaml:1815",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1736",
+          at: "mappings/acp.yaml:1817",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1738",
+          at: "mappings/acp.yaml:1819",
         },
       ],
-      at: "mappings/acp.yaml:1734",
+      at: "mappings/acp.yaml:1815",
     },
-    // mappings/claude-sdk.yaml:640
+    // mappings/claude-sdk.yaml:656
     "claude-sdk#system-permission-denied": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.message",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       none: "a rule or the permission mode refused the tool use without asking: the request opens already answered",
       cases: [],
-      at: "mappings/claude-sdk.yaml:659",
+      at: "mappings/claude-sdk.yaml:675",
     },
-    // mappings/claude-sdk.yaml:2240
+    // mappings/claude-sdk.yaml:2256
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2260",
+      at: "mappings/claude-sdk.yaml:2292",
     },
-    // mappings/claude-sdk.yaml:2384
+    // mappings/claude-sdk.yaml:2449
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2403",
+      at: "mappings/claude-sdk.yaml:2468",
     },
-    // mappings/claude-sdk.yaml:2440
+    // mappings/claude-sdk.yaml:2505
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2458",
+      at: "mappings/claude-sdk.yaml:2523",
     },
-    // mappings/claude-sdk.yaml:2577
+    // mappings/claude-sdk.yaml:2642
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2595",
+      at: "mappings/claude-sdk.yaml:2676",
     },
-    // mappings/claude-sdk.yaml:2610
+    // mappings/claude-sdk.yaml:2691
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2631",
+      at: "mappings/claude-sdk.yaml:2712",
     },
-    // mappings/claude-sdk.yaml:2638
+    // mappings/claude-sdk.yaml:2719
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2659",
+      at: "mappings/claude-sdk.yaml:2740",
     },
     // mappings/codex-app-server.yaml:1047
     "codex-app-server#command-approval-request": {
@@ -380,19 +379,19 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["result"],
-          body: (a) => compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }),
-          at: "mappings/codex-app-server.yaml:1109",
+          body: (a) => compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => { const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))); return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP; })) : undefined) }),
+          at: "mappings/codex-app-server.yaml:1127",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ answers: {} }),
-          at: "mappings/codex-app-server.yaml:1112",
+          at: "mappings/codex-app-server.yaml:1140",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1109",
+      at: "mappings/codex-app-server.yaml:1127",
     },
-    // mappings/codex-app-server.yaml:1121
+    // mappings/codex-app-server.yaml:1154
     "codex-app-server#mcp-elicitation-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -402,30 +401,30 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1134",
+          at: "mappings/codex-app-server.yaml:1167",
         },
         {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ action: "accept", content: {} }),
-          at: "mappings/codex-app-server.yaml:1137",
+          at: "mappings/codex-app-server.yaml:1170",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/codex-app-server.yaml:1139",
+          at: "mappings/codex-app-server.yaml:1172",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/codex-app-server.yaml:1141",
+          at: "mappings/codex-app-server.yaml:1174",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1134",
+      at: "mappings/codex-app-server.yaml:1167",
     },
-    // mappings/codex-app-server.yaml:1148
+    // mappings/codex-app-server.yaml:1181
     "codex-app-server#permissions-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -434,24 +433,24 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "turn" }),
-          at: "mappings/codex-app-server.yaml:1162",
+          at: "mappings/codex-app-server.yaml:1195",
         },
         {
           decisions: ["allow_always"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "session" }),
-          at: "mappings/codex-app-server.yaml:1164",
+          at: "mappings/codex-app-server.yaml:1197",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ permissions: {} }),
-          at: "mappings/codex-app-server.yaml:1166",
+          at: "mappings/codex-app-server.yaml:1199",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1162",
+      at: "mappings/codex-app-server.yaml:1195",
     },
-    // mappings/codex-app-server.yaml:1173
+    // mappings/codex-app-server.yaml:1206
     "codex-app-server#dynamic-tool-call-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["dynamic_tool_call"],
@@ -461,24 +460,24 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1187",
+          at: "mappings/codex-app-server.yaml:1220",
         },
         {
           decisions: ["completed"],
           via: ["result"],
           body: (a) => compact({ success: true, contentItems: ((typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined) ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1190",
+          at: "mappings/codex-app-server.yaml:1223",
         },
         {
           decisions: ["failed"],
           via: ["result"],
           body: (a) => compact({ success: false, contentItems: ((typeOf(a.reply?.message) === "string" ? [compact({ type: "inputText", text: a.reply?.message })] : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1194",
+          at: "mappings/codex-app-server.yaml:1227",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1187",
+      at: "mappings/codex-app-server.yaml:1220",
     },
-    // mappings/codex-app-server.yaml:1203
+    // mappings/codex-app-server.yaml:1236
     "codex-app-server#auth-tokens-refresh-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["auth_tokens_refresh"],
@@ -488,45 +487,45 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1216",
+          at: "mappings/codex-app-server.yaml:1249",
         },
         {
           decisions: ["completed"],
           fail: { code: "incomplete_request", message: "a auth_tokens_refresh answer needs the provider's result object (reply.result)" },
-          at: "mappings/codex-app-server.yaml:1219",
+          at: "mappings/codex-app-server.yaml:1252",
         },
         {
           decisions: ["failed"],
           via: ["error"],
           body: (a) => compact({ code: -32000, message: (text(a.reply?.message, "", "strings", true) ?? "auth_tokens_refresh failed") }),
-          at: "mappings/codex-app-server.yaml:1221",
+          at: "mappings/codex-app-server.yaml:1254",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1216",
+      at: "mappings/codex-app-server.yaml:1249",
     },
-    // mappings/codex-app-server.yaml:1229
+    // mappings/codex-app-server.yaml:1262
     "codex-app-server#attestation-generate-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
       none: "the answer is an attestation token (a credential) that only the client can make",
       cases: [],
-      at: "mappings/codex-app-server.yaml:1240",
+      at: "mappings/codex-app-server.yaml:1273",
     },
-    // mappings/codex-app-server.yaml:1247
+    // mappings/codex-app-server.yaml:1280
     "codex-app-server#apply-patch-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["file_change_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1261",
+      at: "mappings/codex-app-server.yaml:1294",
     },
-    // mappings/codex-app-server.yaml:1267
+    // mappings/codex-app-server.yaml:1300
     "codex-app-server#exec-command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["command_execution_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1289",
+      at: "mappings/codex-app-server.yaml:1322",
     },
-    // mappings/codex-eventmsg.yaml:1798
+    // mappings/codex-eventmsg.yaml:1802
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -535,12 +534,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1822",
+          at: "mappings/codex-eventmsg.yaml:1826",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1822",
+      at: "mappings/codex-eventmsg.yaml:1826",
     },
-    // mappings/codex-eventmsg.yaml:1833
+    // mappings/codex-eventmsg.yaml:1837
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -549,12 +548,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1855",
+          at: "mappings/codex-eventmsg.yaml:1859",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1855",
+      at: "mappings/codex-eventmsg.yaml:1859",
     },
-    // mappings/codex-eventmsg.yaml:1868
+    // mappings/codex-eventmsg.yaml:1872
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["file_change_approval"],
@@ -563,20 +562,20 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1882",
+          at: "mappings/codex-eventmsg.yaml:1886",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1882",
+      at: "mappings/codex-eventmsg.yaml:1886",
     },
-    // mappings/codex-eventmsg.yaml:1890
+    // mappings/codex-eventmsg.yaml:1894
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1900",
+      at: "mappings/codex-eventmsg.yaml:1904",
     },
-    // mappings/codex-eventmsg.yaml:1906
+    // mappings/codex-eventmsg.yaml:1910
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
@@ -584,33 +583,33 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["submission"],
-          body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: h_questions.labelsByQuestion(a.payload?.questions, a.reply?.answers, "answers") }) }),
-          at: "mappings/codex-eventmsg.yaml:1925",
+          body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => { const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))); return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP; })) : undefined) }) }),
+          at: "mappings/codex-eventmsg.yaml:1945",
         },
         {
           decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1928",
+          at: "mappings/codex-eventmsg.yaml:1962",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1925",
+      at: "mappings/codex-eventmsg.yaml:1945",
     },
-    // mappings/codex-eventmsg.yaml:1937
+    // mappings/codex-eventmsg.yaml:1971
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1947",
+      at: "mappings/codex-eventmsg.yaml:1981",
     },
-    // mappings/codex-eventmsg.yaml:2246
+    // mappings/codex-eventmsg.yaml:2284
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2265",
+      at: "mappings/codex-eventmsg.yaml:2303",
     },
     // mappings/opencode.yaml:988
     "opencode#permission-asked": {
@@ -641,17 +640,17 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["http"],
-          body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: h_questions.labelLists(a.payload?.questions, a.reply?.answers) }) }),
-          at: "mappings/opencode.yaml:1121",
+          body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: (typeOf(a.reply?.answers) === "object" ? objects(a.payload?.questions).filter((s_q) => typeOf(s_q?.id) === "string").map((s_q) => (elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))))) : undefined) }) }),
+          at: "mappings/opencode.yaml:1138",
         },
         {
           decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1123",
+          at: "mappings/opencode.yaml:1150",
         },
       ],
-      at: "mappings/opencode.yaml:1121",
+      at: "mappings/opencode.yaml:1138",
     },
   },
 };

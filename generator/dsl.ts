@@ -11,8 +11,8 @@ export type Path = string;
 /**
  * A value expression: a `$path` string, a literal (`$$x` is the literal `$x`), an object or array of expressions, or
  * one operator object: `$map`, `$first`, `$state`, `$id`, `$var`, `$join`, `$literal`, `$str`, `$string`, `$number`,
- * `$integer`, `$clip`, `$shell`, `$text`, `$tag`, `$variant`, `$get`, `$json`, `$concat`, `$add`, `$list`, `$uri`, `$numeric`,
- * `$merge`, `$type`,
+ * `$integer`, `$clip`, `$shell`, `$text`, `$tag`, `$variant`, `$get`, `$json`, `$concat`, `$add`, `$product`, `$round`,
+ * `$list`, `$find`, `$entries`, `$object`, `$strings`, `$split`, `$uri`, `$numeric`, `$merge`, `$type`,
  * `$if` (the lazy conditional: `{ $if: CONDITIONS, then: EXPR, else: EXPR }`), or `$helper` (provider data
  * extraction in mappings/helpers/). `$NAME` reads a named value (`let:`) or an each variable.
  */
@@ -24,16 +24,21 @@ export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" |
 /** What a row does with an identity: see mappings/README.md "Identities". */
 export type Op = "use" | "open" | "close" | "current" | "closeCurrent" | "mint";
 
-/** A test of one value. */
-export type Test = string | number | boolean | null | { in: unknown[] } | { exists: boolean } | { not: unknown };
+/**
+ * A test of one value: equals a literal, one of them, present or absent, differs; `sameAs`: present and the same as
+ * another expression's value; `atLeast`: a number of at least N.
+ */
+export type Test = string | number | boolean | null | { in: unknown[] } | { exists: boolean } | { not: unknown } | { sameAs: Expr } | { atLeast: number };
 
-/** A test of a computed value (a session variable, a helper's result…). */
+/** A test of a computed value (a session variable, a helper's result…): `value` and exactly one test. */
 export interface ValueTest {
   value: Expr;
   equals?: unknown;
   in?: unknown[];
   not?: unknown;
   exists?: boolean;
+  sameAs?: Expr;
+  atLeast?: number;
 }
 
 /**

@@ -4,7 +4,7 @@
  * rows' raw.rule. src/answer/answer.ts runs them (answerRequest).
  */
 import type { AnswerCaseIR } from "./answers.ts";
-import { allExprs, answerCondCode, answerExprCode } from "./emit-mapper.ts";
+import { allExprs, answerCondCode, answerExprCode, collectUsed, condExprs, usedNow } from "./emit-mapper.ts";
 import type { Cond, Expr, TableIR } from "./ir.ts";
 
 /** The row-util function of each operator an answer may use. */
@@ -18,10 +18,14 @@ const lit = (v: unknown): string => (Array.isArray(v) ? `[${v.map(lit).join(", "
 const ident = (s: string) => s.replace(/[^A-Za-z0-9]/g, "_");
 
 export function emitAnswers(tables: TableIR[], header: string): string {
+  return collectUsed(() => answersText(tables, header)).out;
+}
+
+function answersText(tables: TableIR[], header: string): string {
   const sorted = [...tables].sort((a, b) => a.surface.localeCompare(b.surface));
   const exprs: Expr[] = [];
   const use = (e: Expr | undefined) => exprs.push(...allExprs(e));
-  const useCond = (cs: Cond[]) => cs.forEach((c) => { if (c.k !== "state") use(c.path); });
+  const useCond = (cs: Cond[]) => condExprs(cs).forEach(use);
 
   const caseCode = (t: TableIR, c: AnswerCaseIR, indent: string): string => {
     useCond(c.when);
@@ -73,8 +77,10 @@ export function emitAnswers(tables: TableIR[], header: string): string {
     }
   }
   const kinds = new Set(exprs.map((e) => e.k));
-  const utils = ["compact", ...Object.entries(UTIL).filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f!), ...(exprs.some((e) => e.k === "list" && e.all) ? ["arr"] : [])].sort((a, b) => a.localeCompare(b));
+  const utils = [...new Set(["compact", ...Object.entries(UTIL).filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f!), ...(exprs.some((e) => e.k === "list" && e.all) ? ["elements"] : []), ...usedNow()])].sort((a, b) => a.localeCompare(b));
   const modules = [...new Set(exprs.flatMap((e) => (e.k === "helper" && e.module ? [e.module] : [])))].sort();
+  // (the type of open values, when some code reads into a computed value: `$get`)
+  if ([...sets, ...surfaces, ...rows].some((x) => /\bas JsonView\b/.test(x))) utils.push("type JsonView");
   return `${header}
 import type { AnswerCaseData, AnswerTables } from "../src/answer/answer-table.js";
 import type { RequestAnswer } from "../src/answer/answer.js";

@@ -254,9 +254,70 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       return `(${e.cond.map((c) => condCode(c, scope)).join(" && ") || "true"} ? ${exprCode(e.then, scope)} : ${e.else ? exprCode(e.else, scope) : "undefined"})`;
     case "list": {
       const inner = new Set(scope).add(e.as);
+      if (e.lets?.length || e.index) {
+        // per element: its named values, then the test, then what it becomes (SKIP: left out)
+        if (e.index) inner.add(e.index);
+        const lets = (e.lets ?? []).map((l) => { const code = `const s_${l.name} = ${exprCode(l.value, inner)};`; inner.add(l.name); return code; });
+        const test = e.where.map((c) => condCode(c, inner)).join(" && ");
+        const to = exprCode(e.to, inner);
+        const fn = e.all ? "mapElements" : "mapObjects";
+        use(fn);
+        if (test) use("SKIP");
+        return `${fn}(${exprCode(e.of, scope)}, (s_${e.as}${e.index ? `, s_${e.index}` : ""}) => { ${[...lets, `return ${test ? `${test} ? ${to} : SKIP` : to};`].join(" ")} })`;
+      }
       const where = e.where.length ? `.filter((s_${e.as}) => ${e.where.map((c) => condCode(c, inner)).join(" && ")})` : "";
       return `${e.all ? "elements" : "objects"}(${exprCode(e.of, scope)})${where}.map((s_${e.as}) => (${exprCode(e.to, inner)}))`;
     }
+    case "find": {
+      const inner = new Set(scope).add(e.as);
+      const list = `${e.all ? "elements" : "objects"}(${exprCode(e.of, scope)})`;
+      const test = `(s_${e.as}) => ${e.where.map((c) => condCode(c, inner)).join(" && ") || "true"}`;
+      if (e.last) use("findLast");
+      return e.last ? `findLast(${list}, ${test})` : `${list}.find(${test})`;
+    }
+    case "entries":
+      use("entries");
+      return `entries(${exprCode(e.of, scope)})`;
+    case "object":
+      use("objectOf");
+      return `objectOf(${exprCode(e.of, scope)})`;
+    case "strings":
+      use("strings");
+      return `strings(${exprCode(e.of, scope)})`;
+    case "split":
+      use("split");
+      return `split(${exprCode(e.of, scope)}, ${lit(e.on)})`;
+    case "product":
+      use("product");
+      return `product(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
+    case "round":
+      use("round");
+      return `round(${exprCode(e.of, scope)}, ${lit(e.unit)})`;
+  }
+}
+
+/**
+ * The row-util functions the new words' code calls, noted as it is written (the emitters import them): the words
+ * whose functions are imported by kind (emitMapper's `rare`, emit-answers' UTIL) are not noted.
+ */
+let USED: Set<string> | undefined;
+const use = (fn: string): void => { USED?.add(fn); };
+
+/** The row-util functions noted so far by the collectUsed being run. */
+export function usedNow(): string[] {
+  return [...(USED ?? [])];
+}
+
+/** Collects the row-util functions `write` notes (see USED). */
+export function collectUsed<T>(write: () => T): { out: T; used: string[] } {
+  const outer = USED;
+  USED = new Set();
+  try {
+    const out = write();
+    return { out, used: [...USED] };
+  } finally {
+    if (outer) for (const f of USED) outer.add(f);
+    USED = outer;
   }
 }
 
@@ -284,6 +345,8 @@ function condCode(c: Cond, scope: Set<string> = new Set()): string {
     case "not": return `${exprCode(c.path, scope)} !== ${lit(c.value)}`;
     case "in": return `(${c.values.map((v) => `${exprCode(c.path, scope)} === ${lit(v)}`).join(" || ")})`;
     case "exists": return c.exists ? `${exprCode(c.path, scope)} != null` : `${exprCode(c.path, scope)} == null`;
+    case "same": use("same"); return `same(${exprCode(c.path, scope)}, ${exprCode(c.other, scope)})`;
+    case "atLeast": use("atLeast"); return `atLeast(${exprCode(c.path, scope)}, ${lit(c.min)})`;
     case "state": {
       const role = lit(c.role);
       return { new: `cx.isNew(${role})`, open: `cx.wasOpen(${role})`, notOpen: `!cx.wasOpen(${role})`, stale: `cx.isStale(${role})`, notStale: `!cx.isStale(${role})` }[c.test];
@@ -439,6 +502,10 @@ function rowLines(r: RowIR, surface: string, refs?: (id: IdIR) => string): strin
  * runtime keeps a record of streamed deltas only then).
  */
 export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string, snapshots = true): string {
+  return collectUsed(() => mapperText(t, upstreamTypesModule, typeNames, header, snapshots)).out;
+}
+
+function mapperText(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string, snapshots: boolean): string {
   // The whole file as structures (and text for the maps and the table), printed once: adding declarations one by
   // one would re-parse the file each time.
   const statements: (StatementStructures | string)[] = [];
@@ -665,6 +732,12 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     sf.addFunction({ name: "session", docs: [`The provider session a message belongs to (${t.file}:${t.sessions.line}).`], parameters: [{ name: "m", type: "View<Message>" }, { name: "cx", type: "{ readonly meta: JsonView; readonly method: string }" }], returnType: "SessionRoute", statements: `return { ${fields.join(", ")} };` });
   }
 
+  // (the functions of the words the code above calls that are not imported by kind)
+  for (const f of [...(USED ?? [])].sort()) {
+    if (utilImports.includes(f)) continue;
+    const at = utilImports.findIndex((x) => typeof x === "string" && x !== "UNSET" && x.localeCompare(f) > 0);
+    utilImports.splice(at < 0 ? utilImports.length : at, 0, f);
+  }
   // (the type of open values joins the imports when some code of the table reads one)
   if (statements.some((x) => typeof x === "string" ? /\bJsonView\b/.test(x) : JSON.stringify(x).includes("JsonView")) || ignoreWhen.includes("JsonView")) {
     const at = utilImports.findIndex((x) => typeof x === "string" && x !== "UNSET" && x.localeCompare("JsonView") > 0);
@@ -702,7 +775,7 @@ export function emittedTypes(steps: StepIR[]): string[] {
 export function tableExprs(t: TableIR): Expr[] {
   const out: Expr[] = [];
   const expr = (e: Expr | undefined): void => { out.push(...allExprs(e)); };
-  const cond = (c: Cond): void => { if (c.k !== "state") expr(c.path); };
+  const cond = (c: Cond): void => { condExprs([c]).forEach(expr); };
   const steps = (ss: StepIR[]): void => {
     for (const s of ss) {
       s.lets?.forEach((l) => expr(l.value));

@@ -35,7 +35,22 @@ export type Expr =
   | { k: "numeric"; of: Expr }
   | { k: "type"; of: Expr }
   | { k: "merge"; items: Expr[] }
-  | { k: "list"; of: Expr; as: string; to: Expr; where: Cond[]; all?: boolean }
+  /**
+   * `$list`: each element as `as` (its position as `index`), its named values (`lets`, computed per element before
+   * `where`), kept when `where` holds, becomes `to`.
+   */
+  | { k: "list"; of: Expr; as: string; to: Expr; where: Cond[]; all?: boolean; index?: string; lets?: LetIR[] }
+  /** `$find`: the first (`last`: the last) element for which `where` holds. */
+  | { k: "find"; of: Expr; as: string; where: Cond[]; all?: boolean; last?: boolean }
+  /** `$entries`: an object's fields as `{key, value}`; `$object`: such a list as an object; `$strings`: a string or a list's strings as a list. */
+  | { k: "entries"; of: Expr }
+  | { k: "object"; of: Expr }
+  | { k: "strings"; of: Expr }
+  /** `$split`: a string's parts between `on`. */
+  | { k: "split"; of: Expr; on: string }
+  /** `$product`: the product of finite numbers; `$round`: a finite number divided by `unit`, rounded. */
+  | { k: "product"; items: Expr[] }
+  | { k: "round"; of: Expr; unit: number }
   /** The lazy conditional: `then` when every condition holds, else `else` (only the taken branch is evaluated). */
   | { k: "if"; cond: Cond[]; then: Expr; else?: Expr }
   /** Typed reads: a finite number (or a string holding one); a string. */
@@ -54,6 +69,10 @@ export type Cond =
   | { k: "in"; path: Expr; values: unknown[] }
   | { k: "exists"; path: Expr; exists: boolean }
   | { k: "not"; path: Expr; value: unknown }
+  /** The value is present (not null) and the same (===) as the other expression's. */
+  | { k: "same"; path: Expr; other: Expr }
+  /** The value is a number of at least `min`. */
+  | { k: "atLeast"; path: Expr; min: number }
   | { k: "state"; test: "new" | "open" | "notOpen" | "stale" | "notStale"; role: Role };
 
 export interface IdIR { role: Role; op: Op; path?: Expr; field?: string; required: boolean; space?: "server" | "client"; scope?: "turn" }
@@ -179,19 +198,21 @@ export function subExprs(e: Expr): Expr[] {
   switch (e.k) {
     case "helper": return e.args;
     case "map": return [e.from];
-    case "first": case "arr": case "join": case "concat": case "add": case "merge": return e.items;
+    case "first": case "arr": case "join": case "concat": case "add": case "merge": case "product": return e.items;
     case "var": return e.key;
     case "obj": return e.entries.map(([, x]) => x);
-    case "str": case "text": case "tag": case "variant": case "get": case "json": case "uri": case "numeric": case "type": case "number": case "string": case "integer": case "clip": case "shell": return [e.of];
+    case "str": case "text": case "tag": case "variant": case "get": case "json": case "uri": case "numeric": case "type": case "number": case "string": case "integer": case "clip": case "shell":
+    case "entries": case "object": case "strings": case "split": case "round": return [e.of];
     case "if": return [...condExprs(e.cond), e.then, ...(e.else ? [e.else] : [])];
-    case "list": return [e.of, e.to, ...e.where.flatMap((c) => (c.k === "state" ? [] : [c.path]))];
+    case "list": return [e.of, ...(e.lets ?? []).map((l) => l.value), e.to, ...condExprs(e.where)];
+    case "find": return [e.of, ...condExprs(e.where)];
     default: return [];
   }
 }
 
 /** The expressions conditions test. */
 export function condExprs(cs: Cond[]): Expr[] {
-  return cs.flatMap((c) => (c.k === "state" ? [] : [c.path]));
+  return cs.flatMap((c) => (c.k === "state" ? [] : c.k === "same" ? [c.path, c.other] : [c.path]));
 }
 
 /** Every expression in `e` (itself included), depth first. */

@@ -140,6 +140,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
     path: (segs, p, sc) => { const e = mkPath(segs); checkPath(e, p, sc); if (sc.has(e.root)) readNames.add(e.root); return e; },
     hasRole: (role) => declared.has(role),
     subject: subjectOf,
+    taken: takenName,
   });
 
   /** A variable's key (`set`, `hold`): its first part is the variable's name (E266). */
@@ -147,6 +148,8 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
 
   /** Names a `let` may not take: the message's own roots and the positions' fixed ones. */
   const RESERVED = new Set(["msg", "meta", "line", "request", "capture", "if", "then", "else"]);
+  // (a key an open message merely allows, undeclared, is not taken: the name is read first)
+  function takenName(name: string): boolean { return RESERVED.has(name) || schemas.some((sc) => sc.root(name)?.refs.some((x) => x !== ANY)); }
   /** A `let:` block: its names (identifiers, new where they stand: E247), each parsed with the ones before it in scope. */
   const parseLets = (block: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>): { lets: LetIR[]; inner: Map<string, SchemaRef[]> } => {
     const inner = new Map(scope);
@@ -155,8 +158,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
     if (!block || typeof block !== "object" || Array.isArray(block)) { ds.push(src.diag(path, "E247", `let takes named values: { NAME: EXPR, … }`)); return { lets, inner }; }
     for (const [name, val] of Object.entries(block)) {
       const p = [...path, name];
-      // (a key an open message merely allows, undeclared, is not taken: the name is read first)
-      const shadows = RESERVED.has(name) || inner.has(name) || schemas.some((sc) => sc.root(name)?.refs.some((x) => x !== ANY));
+      const shadows = inner.has(name) || takenName(name);
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) ds.push(src.diag(p, "E247", `"${name}" is not a name for a value: letters, digits and _ (not first a digit)`, true));
       else if (shadows) ds.push(src.diag(p, "E247", `"${name}" is already a name here (a field of the message, an each variable, another let, or one of ${[...RESERVED].join(", ")}): choose another`, true));
       lets.push({ name, value: parseExpr(val, p, inner) });
@@ -180,6 +182,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
         hasRole: (role) => declared.has(role),
         beforeIds: true,
         subject: subjectOf,
+        taken: takenName,
       })),
     });
 

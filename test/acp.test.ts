@@ -1,8 +1,8 @@
 /**
  * The generic ACP surface (`acp`) beyond single-row examples: our recordings of `opencode acp` 1.18.33
  * (fixtures/recorded/acp/*.ndjson, capture lines {seq, dir, message}: the live connection `<scenario>.ndjson` and the
- * session/load of the same session by a second process, `<scenario>.load.ndjson`) replayed whole, the permission
- * helpers, and the CLI with `--from acp`.
+ * session/load of the same session by a second process, `<scenario>.load.ndjson`) replayed whole, a permission
+ * answer's decision and the permission response, and the CLI with `--from acp`.
  */
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
@@ -12,7 +12,6 @@ import { fileURLToPath } from "node:url";
 import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { acpPermissionDecision } from "../mappings/helpers/acp.js";
 import { toAcpPermissionResponse } from "../src/answer/acp-permission.js";
 import { expectVerified } from "./support/verify.js";
 
@@ -129,18 +128,29 @@ describe("acp: recorded opencode acp sessions", () => {
   });
 });
 
-describe("acp: helpers", () => {
+describe("acp: permissions", () => {
   const options = [
     { optionId: "once", name: "Allow once", kind: "allow_once" },
     { optionId: "always", name: "Always allow", kind: "allow_always" },
     { optionId: "reject", name: "Reject", kind: "reject_once" },
   ];
-  it("acpPermissionDecision: option kind, else optionId; cancelled", () => {
-    expect(acpPermissionDecision({ outcome: "selected", optionId: "always" }, options)).toBe("allow_always");
-    expect(acpPermissionDecision({ outcome: "selected", optionId: "zzz" }, options)).toBe("zzz");
-    expect(acpPermissionDecision({ outcome: "selected", optionId: "once" }, undefined)).toBe("once");
-    expect(acpPermissionDecision({ outcome: "cancelled" }, options)).toBe("cancelled");
-    expect(acpPermissionDecision(undefined, options)).toBeUndefined();
+  /** The decision of the request.resolved an answer to a session/request_permission offering `offered` makes. */
+  const decision = (outcome: unknown, offered?: unknown[]): unknown => {
+    const n = createNormalizer({ surface: "acp", ids: counterIds(), clock: steppingClock() });
+    n.push({ id: 0, method: "session/request_permission", params: { sessionId: "s1", toolCall: { toolCallId: "c1", kind: "execute" }, ...(offered ? { options: offered } : {}) } });
+    const events = n.push({ id: 0, result: { outcome } }, { direction: "out" });
+    const resolved = events.find((e) => e.type === "request.resolved");
+    if (!resolved) throw new Error(`no request.resolved: ${JSON.stringify(events)}`);
+    return P(resolved).decision;
+  };
+  it("an answer's decision: the selected option's kind among the options offered, else its id; cancelled as is", () => {
+    expect(decision({ outcome: "selected", optionId: "always" }, options)).toBe("allow_always");
+    expect(decision({ outcome: "selected", optionId: "reject" }, options)).toBe("reject_once");
+    // an option without a kind, or none offered: the id (a decision when it is one)
+    expect(decision({ outcome: "selected", optionId: "reject_always" }, [{ optionId: "reject_always", name: "No" }])).toBe("reject_always");
+    expect(decision({ outcome: "selected", optionId: "allow_once" })).toBe("allow_once");
+    expect(decision({ outcome: "selected", optionId: "zzz" }, options)).toBeUndefined();
+    expect(decision({ outcome: "cancelled" }, options)).toBe("cancelled");
   });
   it("toAcpPermissionResponse picks the option by kind, or cancels", () => {
     expect(toAcpPermissionResponse("allow_once", options)).toEqual({ outcome: { outcome: "selected", optionId: "once" } });

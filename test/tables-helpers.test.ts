@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const MAPPINGS = join(dirname(fileURLToPath(import.meta.url)), "../mappings");
-const MAX_HELPER_CALLS = 120;
+const MAX_HELPER_CALLS = 81;
 
 describe("helper calls in the tables", () => {
   it(`are at most ${MAX_HELPER_CALLS}`, () => {

@@ -35,14 +35,12 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 3e7af9b0fae68ab72b884c0ee6a8d815a185e5e471881380b9cd415ca1276d65
+// Mapping table mappings/acp.yaml: sha256 46a937381058b4edc8b2395431d4f811f2f485f50a63ca56a62f754c0c493c2a
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
-import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, concat, elements, firstId, integerOf, joinKey, json, type JsonView, numberOf, objects, shellLine, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, atLeast, concat, elements, entries, firstId, integerOf, joinKey, json, type JsonView, mapObjects, numberOf, objectOf, objects, same, shellLine, SKIP, str, stringOf, strings, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
 
 export type Notification = U.AcpAgentNotificationMessage;
@@ -804,14 +802,16 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
+  const s_used = integerOf(m.params?.update?.used);
+  const s_size = integerOf(m.params?.update?.size);
   cx.emit("thread.token-usage.updated", {
     usage: { used: m.params?.update?.used, size: m.params?.update?.size, cost: m.params?.update?.cost },
-    context: h_content.contextUsage(m.params?.update?.used, m.params?.update?.size),
+    context: (atLeast(s_used, 0) ? { usedTokens: s_used, windowTokens: (atLeast(s_size, 0) ? s_size : undefined) } : undefined),
   });
   return true;
 }
 
-/** mappings/acp.yaml:1207 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1223 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.vars["replay-turn"].get(m.params?.sessionId) != null && cx.vars.loading.get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -825,7 +825,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1236 — notification session/update → session.configured */
+/** mappings/acp.yaml:1252 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -835,7 +835,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1251 — notification session/update → session.configured */
+/** mappings/acp.yaml:1267 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -846,7 +846,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1267 — notification session/update → session.configured */
+/** mappings/acp.yaml:1283 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -856,7 +856,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1282 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1298 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -867,7 +867,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1298 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1314 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -876,7 +876,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1317 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1333 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -885,7 +885,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1336 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1352 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -900,7 +900,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1362 — notification session/update → item.completed */
+/** mappings/acp.yaml:1378 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -915,7 +915,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1383 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1399 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -934,7 +934,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1408 — notification session/update → content.delta */
+/** mappings/acp.yaml:1424 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -947,7 +947,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1432 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1448 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -978,15 +978,15 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1485 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1501 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
-  if (!(m.result != null && cx.vars["permission-opened"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))))) != null)) return false;
+  if (!(m.result != null && cx.vars["permission-opened"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (stringOf((objects((v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))).find((s_option) => same(s_option?.optionId, m.result?.outcome?.optionId)) as JsonView)?.kind) ?? m.result?.outcome?.optionId) : stringOf(m.result?.outcome?.outcome)))) != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, cx.request?.params?.toolCall?.toolCallId);
   cx.ref(ID_request_close, m.id);
-  const s_decided = map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))));
+  const s_decided = map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (stringOf((objects((v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))).find((s_option) => same(s_option?.optionId, m.result?.outcome?.optionId)) as JsonView)?.kind) ?? m.result?.outcome?.optionId) : stringOf(m.result?.outcome?.outcome)));
   cx.setVarIn(cx.vars["permission-opened"], `${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -1001,7 +1001,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1526 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1558 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1009,13 +1009,13 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.vars["permission-options"].get(m.id))),
+    decision: map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (stringOf((objects(cx.vars["permission-options"].get(m.id)).find((s_option) => same(s_option?.optionId, m.result?.outcome?.optionId)) as JsonView)?.kind) ?? m.result?.outcome?.optionId) : stringOf(m.result?.outcome?.outcome))),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/acp.yaml:1555 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1593 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -1023,7 +1023,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1583 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1621 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -1036,7 +1036,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1608 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1646 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -1049,13 +1049,13 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1644 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1682 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_4, m.params?.toolCallId);
   cx.ref(ID_request_open, m.id);
-  const s_asked = h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "prompt", options: "options", optionId: "id", optionLabel: "label", multiSelect: "allowMultiple", freeText: false });
+  const s_asked = (typeOf(m.params?.questions) === "array" ? mapObjects(m.params?.questions, (s_q) => { const s_prompt = str(s_q?.prompt); const s_qid = str(s_q?.id); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); const s_oid = str(s_o?.id); return (s_oid ?? s_label) != null ? { id: (s_oid ?? s_label), label: (s_label ?? s_oid) } : SKIP; }); return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.allowMultiple === true ? true : false), freeText: (s_choices?.[0] != null ? false : true) } : SKIP; }) : undefined);
   cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: (str(m.params?.title) ?? str(m.params?.questions?.[0]?.prompt)),
@@ -1066,13 +1066,14 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1679 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1756 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_item_use_5, cx.request?.params?.toolCallId);
   cx.ref(ID_request_close, m.id);
-  const s_chosen = h_questions.answersFromSelections(m.result?.outcome?.answers, "questionId", "selectedOptionIds");
+  const s_selections = (typeOf(m.result?.outcome?.answers) === "array" ? objectOf(objects(m.result?.outcome?.answers).map((s_selection) => ({ key: str(s_selection?.questionId), value: strings(s_selection?.selectedOptionIds) }))) : undefined);
+  const s_chosen = (objects(entries(s_selections)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_selections : undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_elicitationDecision(m.result?.outcome?.outcome),
@@ -1083,7 +1084,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1714 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1795 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1102,7 +1103,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1746 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1827 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1116,7 +1117,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1768 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1849 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1127,7 +1128,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1790 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1871 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1148,7 +1149,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1822 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1903 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1166,7 +1167,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1851 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1932 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1187,14 +1188,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1880 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:1961 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:1893 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:1974 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1208,7 +1209,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:1907 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:1988 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1218,7 +1219,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:1924 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:2005 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1229,7 +1230,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1948 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:2029 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1238,7 +1239,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1974 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2055 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1247,7 +1248,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1989 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2070 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1256,7 +1257,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2002 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2083 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1266,7 +1267,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:2018 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2099 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1275,7 +1276,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2031 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2112 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1285,7 +1286,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2047 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2128 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1294,7 +1295,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2062 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2143 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1306,7 +1307,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2090 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2171 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1322,19 +1323,19 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:2134 — clientRequest session/load */
+/** mappings/acp.yaml:2215 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.loading, m.params?.sessionId, true);
   return true;
 }
 
-/** mappings/acp.yaml:2149 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2230 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2162 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2243 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1345,7 +1346,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2181 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2262 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1353,7 +1354,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2200 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2281 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1371,7 +1372,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2225 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2306 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1385,7 +1386,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2244 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2325 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1393,13 +1394,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2266 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2347 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2279 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2360 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1420,7 +1421,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2320 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2401 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1440,7 +1441,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2352 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2433 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1448,14 +1449,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2371 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2452 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2386 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2467 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1481,7 +1482,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2440 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2521 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1494,7 +1495,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2475 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2556 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1502,7 +1503,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2493 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2574 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1513,7 +1514,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2511 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2592 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1524,7 +1525,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2529 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2610 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1534,7 +1535,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2546 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2627 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1546,7 +1547,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2574 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2655 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1556,14 +1557,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2627 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2708 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2643 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2724 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1591,66 +1592,66 @@ const ROW_tool_call_update_failed: Row = { rule: "acp#tool-call-update-failed", 
 const ROW_tool_call_update: Row = { rule: "acp#tool-call-update", line: 1121, run: r_tool_call_update };
 const ROW_plan: Row = { rule: "acp#plan", line: 1168, run: r_plan };
 const ROW_usage_update: Row = { rule: "acp#usage-update", line: 1184, run: r_usage_update };
-const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1207, run: r_available_commands_update_ends_replay };
-const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1236, run: r_available_commands_update };
-const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1251, run: r_current_mode_update };
-const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1267, run: r_config_option_update };
-const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1282, run: r_session_info_update };
-const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1298, run: r_notice_error };
-const ROW_notice: Row = { rule: "acp#notice", line: 1317, run: r_notice };
-const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1336, run: r_compaction_completed };
-const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1362, run: r_compaction_ended };
-const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1383, run: r_compaction_update };
-const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1408, run: r_compaction_summary_chunk };
-const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1432, run: r_request_permission };
-const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1485, run: r_request_permission_refused };
-const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1526, run: r_request_permission_response };
-const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1555, run: r_elicitation_request };
-const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1583, run: r_elicitation_response };
-const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1608, run: r_agent_request_failed };
-const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1644, run: r_cursor_ask_question };
-const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1679, run: r_cursor_ask_question_answer };
-const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1714, run: r_cursor_create_plan };
-const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1746, run: r_cursor_create_plan_answer };
-const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1768, run: r_cursor_update_todos };
-const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1790, run: r_cursor_task_completed };
-const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1822, run: r_cursor_task };
-const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1851, run: r_cursor_generate_image };
-const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1880, run: r_qwen_prompt_suggestion };
-const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1893, run: r_qwen_mode_update };
-const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1907, run: r_qwen_model_update };
-const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 1924, run: r_qwen_drain_queue_answer_items };
-const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 1948, run: r_qwen_drain_queue_answer };
-const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 1974, run: r_extension_notification };
-const ROW_extension_request: Row = { rule: "acp#extension-request", line: 1989, run: r_extension_request };
-const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2002, run: r_extension_request_answer };
-const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2018, run: r_client_extension_request };
-const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2031, run: r_client_extension_answer };
-const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2047, run: r_client_extension_notification };
-const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2062, run: r_prompt_ends_replayed_turn };
-const ROW_prompt: Row = { rule: "acp#prompt", line: 2090, run: r_prompt };
-const ROW_load: Row = { rule: "acp#load", line: 2134, run: r_load };
-const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2149, run: r_auth_status_update };
-const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2162, run: r_tool_call_cancel };
-const ROW_cancel: Row = { rule: "acp#cancel", line: 2181, run: r_cancel };
-const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2200, run: r_initialize_response_v2 };
-const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2225, run: r_initialize_response };
-const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2244, run: r_authenticate_failed };
-const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2266, run: r_authenticate_response };
-const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2279, run: r_session_new_response };
-const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2320, run: r_session_fork_response };
-const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2352, run: r_session_set_title_response };
-const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2371, run: r_auth_status_response };
-const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2386, run: r_session_load_response };
-const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2440, run: r_session_load_failed };
-const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2475, run: r_session_close_response };
-const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2493, run: r_set_mode_response };
-const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2511, run: r_set_model_response };
-const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2529, run: r_set_config_option_response };
-const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2546, run: r_prompt_failed };
-const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2574, run: r_prompt_response };
-const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2627, run: r_client_request_unsupported };
-const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2643, run: r_client_request_failed };
+const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1223, run: r_available_commands_update_ends_replay };
+const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1252, run: r_available_commands_update };
+const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1267, run: r_current_mode_update };
+const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1283, run: r_config_option_update };
+const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1298, run: r_session_info_update };
+const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1314, run: r_notice_error };
+const ROW_notice: Row = { rule: "acp#notice", line: 1333, run: r_notice };
+const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1352, run: r_compaction_completed };
+const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1378, run: r_compaction_ended };
+const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1399, run: r_compaction_update };
+const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1424, run: r_compaction_summary_chunk };
+const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1448, run: r_request_permission };
+const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1501, run: r_request_permission_refused };
+const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1558, run: r_request_permission_response };
+const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1593, run: r_elicitation_request };
+const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1621, run: r_elicitation_response };
+const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1646, run: r_agent_request_failed };
+const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1682, run: r_cursor_ask_question };
+const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1756, run: r_cursor_ask_question_answer };
+const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1795, run: r_cursor_create_plan };
+const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1827, run: r_cursor_create_plan_answer };
+const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1849, run: r_cursor_update_todos };
+const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1871, run: r_cursor_task_completed };
+const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1903, run: r_cursor_task };
+const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1932, run: r_cursor_generate_image };
+const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1961, run: r_qwen_prompt_suggestion };
+const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1974, run: r_qwen_mode_update };
+const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1988, run: r_qwen_model_update };
+const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 2005, run: r_qwen_drain_queue_answer_items };
+const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 2029, run: r_qwen_drain_queue_answer };
+const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 2055, run: r_extension_notification };
+const ROW_extension_request: Row = { rule: "acp#extension-request", line: 2070, run: r_extension_request };
+const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2083, run: r_extension_request_answer };
+const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2099, run: r_client_extension_request };
+const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2112, run: r_client_extension_answer };
+const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2128, run: r_client_extension_notification };
+const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2143, run: r_prompt_ends_replayed_turn };
+const ROW_prompt: Row = { rule: "acp#prompt", line: 2171, run: r_prompt };
+const ROW_load: Row = { rule: "acp#load", line: 2215, run: r_load };
+const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2230, run: r_auth_status_update };
+const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2243, run: r_tool_call_cancel };
+const ROW_cancel: Row = { rule: "acp#cancel", line: 2262, run: r_cancel };
+const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2281, run: r_initialize_response_v2 };
+const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2306, run: r_initialize_response };
+const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2325, run: r_authenticate_failed };
+const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2347, run: r_authenticate_response };
+const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2360, run: r_session_new_response };
+const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2401, run: r_session_fork_response };
+const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2433, run: r_session_set_title_response };
+const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2452, run: r_auth_status_response };
+const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2467, run: r_session_load_response };
+const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2521, run: r_session_load_failed };
+const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2556, run: r_session_close_response };
+const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2574, run: r_set_mode_response };
+const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2592, run: r_set_model_response };
+const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2610, run: r_set_config_option_response };
+const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2627, run: r_prompt_failed };
+const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2655, run: r_prompt_response };
+const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2708, run: r_client_request_unsupported };
+const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2724, run: r_client_request_failed };
 const PICK_NOTIFICATION_SESSION_UPDATE_1_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_1_OTHER: readonly Row[] = [ROW_agent_content_chunk_other];
 
@@ -1898,23 +1899,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2661)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2664)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2667)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2670)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2673)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2676)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2679)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2682)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2685)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2689)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2692)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2695)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2698)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2701)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2704)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2707)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2710)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2713)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2742)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2745)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2748)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2751)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2754)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2757)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2760)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2763)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2766)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2770)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2773)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2776)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2779)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2782)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2785)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2788)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2791)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2794)",
   },
 };

@@ -13,11 +13,10 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 d01ca0f8326956bf2f5ca822394929626db5005d90a78bac2cc3951446cf381c
+// Mapping table mappings/claude-sdk.yaml: sha256 6dce4d2b1d7d90f7eb86a322ac47f2ad820119c1a7809a4e88b88a8c2088ff35
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
-import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, clip, concat, elements, firstId, integerOf, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, clip, concat, elements, entries, findLast, firstId, integerOf, joinKey, json, type JsonView, mapObjects, objectOf, objects, same, SKIP, split, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 import type { SessionSlots } from "../vars.gen.js";
 
@@ -317,7 +316,7 @@ const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server
 const ID_item_use_6: IdRef = { role: "item", op: "use", field: "response.response.toolUseID" };
 const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "request_id", required: true };
 
-/** mappings/claude-sdk.yaml:368 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:384 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -347,7 +346,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:415 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:431 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
   cx.ref(ID_thread_current);
@@ -356,7 +355,7 @@ function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:432 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:448 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -366,7 +365,7 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:447 — message system → hook.started */
+/** mappings/claude-sdk.yaml:463 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref(ID_thread_current);
@@ -375,7 +374,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:458 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:474 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref(ID_thread_current);
@@ -384,7 +383,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:469 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:485 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref(ID_thread_current);
@@ -400,7 +399,7 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:487 — message system → task.started */
+/** mappings/claude-sdk.yaml:503 — message system → task.started */
 function r_system_task_started_unflagged(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -417,7 +416,7 @@ function r_system_task_started_unflagged(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:508 — message system → task.started */
+/** mappings/claude-sdk.yaml:524 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -434,7 +433,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:527 — message system → task.progress */
+/** mappings/claude-sdk.yaml:543 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -450,7 +449,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:545 — message system → task.started, task.completed */
+/** mappings/claude-sdk.yaml:561 — message system → task.started, task.completed */
 function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification" && m.reason === "unfinished_at_resume")) return false;
   cx.ref(ID_thread_current);
@@ -473,7 +472,7 @@ function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "t
   return true;
 }
 
-/** mappings/claude-sdk.yaml:567 — message system → task.completed */
+/** mappings/claude-sdk.yaml:583 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -492,7 +491,7 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:590 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:606 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -504,7 +503,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:605 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:621 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -523,7 +522,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:621 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:637 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -532,7 +531,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:640 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:656 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -557,7 +556,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:667 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:683 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -579,7 +578,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:689 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:705 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -591,7 +590,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:704 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:720 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -603,7 +602,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:718 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:734 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -615,7 +614,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:732 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:748 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -624,7 +623,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:744 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:760 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -637,7 +636,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:759 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:775 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -646,7 +645,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:774 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:790 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -655,7 +654,7 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:792 — message system → task.progress */
+/** mappings/claude-sdk.yaml:808 — message system → task.progress */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
@@ -666,7 +665,7 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:810 — message system → task.progress */
+/** mappings/claude-sdk.yaml:826 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.subtype === "task_updated")) return false;
@@ -683,7 +682,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:829 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:845 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -691,7 +690,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:844 — message system → session.configured */
+/** mappings/claude-sdk.yaml:860 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -699,7 +698,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:859 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:875 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -713,7 +712,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:884 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:900 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -722,7 +721,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:898 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:914 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -740,7 +739,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:913 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:929 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -748,7 +747,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:930 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:946 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -756,21 +755,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:951 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:967 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:966 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:982 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:981 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:997 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -792,7 +791,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1026 — message result → turn.completed, runtime.warning */
+/** mappings/claude-sdk.yaml:1042 — message result → turn.completed, runtime.warning */
 function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === true && objects(m.permission_denials).filter((s_d) => s_d?.auto_mode_unchecked != null).map((s_d) => (s_d?.tool_use_id))?.[0] != null)) return false;
   cx.ref(ID_thread_current);
@@ -820,7 +819,7 @@ function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "re
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1074 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1090 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -848,7 +847,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1115 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:1131 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -870,7 +869,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1148 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1164 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -898,7 +897,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1201 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1217 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -925,7 +924,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1250 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1266 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -948,7 +947,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1274 — message user */
+/** mappings/claude-sdk.yaml:1290 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -957,7 +956,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1295 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1311 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
@@ -976,7 +975,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1328 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1344 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -1011,7 +1010,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1420 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1436 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.vars.compactSummaryNext != null)) return false;
   cx.ref(ID_thread_current);
@@ -1021,7 +1020,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1442 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1458 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.vars.lastResult ?? "start")));
@@ -1043,7 +1042,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1478 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1494 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.vars.openBlock.get((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))))) != null && cx.vars.lastBlock.get(m.message?.id) == null)) return false;
@@ -1072,7 +1071,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1541 — message assistant */
+/** mappings/claude-sdk.yaml:1557 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1081,7 +1080,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1573 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1589 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -1106,7 +1105,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1640 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1656 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1127,7 +1126,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1697 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1713 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1169,7 +1168,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1767 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1783 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1195,7 +1194,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1789 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1805 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1214,7 +1213,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1825 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1841 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1239,7 +1238,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1859 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1875 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1258,7 +1257,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1897 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1913 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1277,7 +1276,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1926 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1942 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1294,7 +1293,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1944 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1960 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1315,7 +1314,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1975 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1991 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1334,7 +1333,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1993 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:2009 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1353,7 +1352,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2016 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:2032 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1364,7 +1363,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2033 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:2049 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1375,14 +1374,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2053 — message stream_event */
+/** mappings/claude-sdk.yaml:2069 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarIn(cx.vars.json, cx.vars.item.get(`${cx.vars.message.get(m.parent_tool_use_id)}:${m.event?.index}`), "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2063 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:2079 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1402,7 +1401,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2097 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:2113 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1417,7 +1416,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2128 — message stream_event */
+/** mappings/claude-sdk.yaml:2144 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1432,7 +1431,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2148 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:2164 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1450,7 +1449,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2179 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:2195 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1460,7 +1459,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2192 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2208 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1468,28 +1467,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2202 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2218 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2214 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2230 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2227 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2243 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2240 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2256 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1511,12 +1510,12 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
       description: m.options?.description,
     },
     options: ((map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf(m.options?.suggestions?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
-    questions: (map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? h_questions.questionsOf(m.input?.questions, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }) : undefined),
+    questions: (map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" && typeOf(m.input?.questions) === "array" ? mapObjects(m.input?.questions, (s_q) => { const s_prompt = str(s_q?.question); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null ? { id: s_prompt, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiSelect === true ? true : false), freeText: true } : SKIP; }) : undefined),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2295 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2331 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1525,7 +1524,8 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   cx.ref(ID_item_use_2, (v1 !== UNSET ? v1 : (v1 = (m.toolUseID ?? cx.vars.permission))));
   cx.setVar("permission", null);
   if (cx.wasOpen("request")) {
-    const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText(m.updatedInput?.questions, m.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
+    const s_texts = (cx.state("request", "requestType") === "tool_user_input" && typeOf(m.updatedInput?.answers) === "object" ? objectOf(mapObjects(entries(m.updatedInput?.answers), (s_answer) => { const s_question = findLast(objects(m.updatedInput?.questions), (s_q) => same(str(s_q?.question), s_answer?.key)); const s_parts = (s_question?.multiSelect === true ? split(s_answer?.value, ", ") : [s_answer?.value]); return typeOf(s_answer?.value) === "string" ? { key: s_answer?.key, value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])) } : SKIP; })) : undefined);
+    const s_answered = (objects(entries(s_texts)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_texts : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),
       decision: ((cx.state("request", "requestType") === "tool_user_input" ? (s_answered != null ? "answered" : "cancelled") : undefined) ?? map_decision("allow")),
@@ -1536,7 +1536,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2333 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2398 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1554,7 +1554,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2360 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2425 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1570,7 +1570,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2384 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2449 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1594,7 +1594,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2415 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2480 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.elicitation);
@@ -1608,7 +1608,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2440 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2505 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1622,7 +1622,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2465 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2530 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.userDialog);
@@ -1636,7 +1636,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2490 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2555 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, ((m.channel === "permission" ? cx.vars.permission : undefined) ?? (m.channel === "elicitation" ? cx.vars.elicitation : undefined) ?? (m.channel === "userDialog" ? cx.vars.userDialog : undefined)));
@@ -1653,7 +1653,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2521 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2586 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1670,13 +1670,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2566 — control interrupt */
+/** mappings/claude-sdk.yaml:2631 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2577 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2642 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1698,12 +1698,12 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       description: m?.request?.description,
     },
     options: ((map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf((m?.request?.permission_suggestions as JsonView)?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
-    questions: (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? h_questions.questionsOf((m?.request?.input as JsonView)?.questions, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }) : undefined),
+    questions: (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" && typeOf((m?.request?.input as JsonView)?.questions) === "array" ? mapObjects((m?.request?.input as JsonView)?.questions, (s_q) => { const s_prompt = str(s_q?.question); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null ? { id: s_prompt, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiSelect === true ? true : false), freeText: true } : SKIP; }) : undefined),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2610 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2691 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1736,7 +1736,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2638 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2719 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1751,21 +1751,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2666 — wire control_request */
+/** mappings/claude-sdk.yaml:2747 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2679 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2760 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2694 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2775 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1779,7 +1779,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2719 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2800 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1793,7 +1793,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2744 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2825 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1801,7 +1801,8 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_request_close_2, m.response?.request_id);
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) {
-    const s_answered = (cx.state("request", "requestType") === "tool_user_input" ? h_questions.answersFromText((m.response?.response as JsonView)?.updatedInput?.questions, (m.response?.response as JsonView)?.updatedInput?.answers, { prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiSelect", freeText: true }, ", ") : undefined);
+    const s_texts = (cx.state("request", "requestType") === "tool_user_input" && typeOf((m.response?.response as JsonView)?.updatedInput?.answers) === "object" ? objectOf(mapObjects(entries((m.response?.response as JsonView)?.updatedInput?.answers), (s_answer) => { const s_question = findLast(objects((m.response?.response as JsonView)?.updatedInput?.questions), (s_q) => same(str(s_q?.question), s_answer?.key)); const s_parts = (s_question?.multiSelect === true ? split(s_answer?.value, ", ") : [s_answer?.value]); return typeOf(s_answer?.value) === "string" ? { key: s_answer?.key, value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])) } : SKIP; })) : undefined);
+    const s_answered = (objects(entries(s_texts)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_texts : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),
       decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? (s_answered != null ? "answered" : "cancelled") : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
@@ -1812,7 +1813,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2784 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2887 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1826,14 +1827,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2808 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2911 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2822 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2925 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1845,100 +1846,100 @@ function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_reque
 }
 
 // the rows, each once (a row of several methods is in each method's list)
-const ROW_system_init: Row = { rule: "claude-sdk#system-init", line: 368, run: r_system_init };
-const ROW_system_status: Row = { rule: "claude-sdk#system-status", line: 415, run: r_system_status };
-const ROW_system_compact_boundary: Row = { rule: "claude-sdk#system-compact-boundary", line: 432, run: r_system_compact_boundary };
-const ROW_system_hook_started: Row = { rule: "claude-sdk#system-hook-started", line: 447, run: r_system_hook_started };
-const ROW_system_hook_progress: Row = { rule: "claude-sdk#system-hook-progress", line: 458, run: r_system_hook_progress };
-const ROW_system_hook_response: Row = { rule: "claude-sdk#system-hook-response", line: 469, run: r_system_hook_response };
-const ROW_system_task_started_unflagged: Row = { rule: "claude-sdk#system-task-started-unflagged", line: 487, versions: ["0.2.141"], run: r_system_task_started_unflagged };
-const ROW_system_task_started: Row = { rule: "claude-sdk#system-task-started", line: 508, run: r_system_task_started };
-const ROW_system_task_progress: Row = { rule: "claude-sdk#system-task-progress", line: 527, run: r_system_task_progress };
-const ROW_system_task_notification_unfinished: Row = { rule: "claude-sdk#system-task-notification-unfinished", line: 545, versions: ["0.3.337"], run: r_system_task_notification_unfinished };
-const ROW_system_task_notification: Row = { rule: "claude-sdk#system-task-notification", line: 567, run: r_system_task_notification };
-const ROW_system_files_persisted: Row = { rule: "claude-sdk#system-files-persisted", line: 590, run: r_system_files_persisted };
-const ROW_system_api_retry: Row = { rule: "claude-sdk#system-api-retry", line: 605, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_api_retry };
-const ROW_system_session_state_changed: Row = { rule: "claude-sdk#system-session-state-changed", line: 621, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_session_state_changed };
-const ROW_system_permission_denied: Row = { rule: "claude-sdk#system-permission-denied", line: 640, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_permission_denied };
-const ROW_system_model_refusal_fallback: Row = { rule: "claude-sdk#system-model-refusal-fallback", line: 667, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback };
-const ROW_system_model_refusal_no_fallback: Row = { rule: "claude-sdk#system-model-refusal-no-fallback", line: 689, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback };
-const ROW_system_informational: Row = { rule: "claude-sdk#system-informational", line: 704, versions: ["0.3.337","0.3.333"], run: r_system_informational };
-const ROW_system_notification: Row = { rule: "claude-sdk#system-notification", line: 718, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_notification };
-const ROW_system_worker_shutting_down: Row = { rule: "claude-sdk#system-worker-shutting-down", line: 732, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down };
-const ROW_system_session_writes_lost: Row = { rule: "claude-sdk#system-session-writes-lost", line: 744, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost };
-const ROW_system_mirror_error: Row = { rule: "claude-sdk#system-mirror-error", line: 759, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_mirror_error };
-const ROW_system_local_command_output: Row = { rule: "claude-sdk#system-local-command-output", line: 774, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command_output };
-const ROW_system_task_updated_end: Row = { rule: "claude-sdk#system-task-updated-end", line: 792, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated_end };
-const ROW_system_task_updated: Row = { rule: "claude-sdk#system-task-updated", line: 810, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated };
-const ROW_system_background_tasks_changed: Row = { rule: "claude-sdk#system-background-tasks-changed", line: 829, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed };
-const ROW_system_commands_changed: Row = { rule: "claude-sdk#system-commands-changed", line: 844, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed };
-const ROW_system_plugin_install: Row = { rule: "claude-sdk#system-plugin-install", line: 859, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_plugin_install };
-const ROW_system_memory_recall: Row = { rule: "claude-sdk#system-memory-recall", line: 884, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_memory_recall };
-const ROW_system_control_request_progress: Row = { rule: "claude-sdk#system-control-request-progress", line: 898, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress };
-const ROW_system_summary: Row = { rule: "claude-sdk#system-summary", line: 913, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_summary };
-const ROW_conversation_reset: Row = { rule: "claude-sdk#conversation-reset", line: 930, versions: ["0.3.337","0.3.333"], run: r_conversation_reset };
-const ROW_active_goal: Row = { rule: "claude-sdk#active-goal", line: 951, versions: ["0.3.337","0.3.333"], run: r_active_goal };
-const ROW_autocompact_state: Row = { rule: "claude-sdk#autocompact-state", line: 966, versions: ["0.3.337","0.3.333"], run: r_autocompact_state };
-const ROW_result_success: Row = { rule: "claude-sdk#result-success", line: 981, run: r_result_success };
-const ROW_result_auto_mode_unchecked: Row = { rule: "claude-sdk#result-auto-mode-unchecked", line: 1026, versions: ["0.3.337"], run: r_result_auto_mode_unchecked };
-const ROW_result_success_error: Row = { rule: "claude-sdk#result-success-error", line: 1074, run: r_result_success_error };
-const ROW_result_aborted: Row = { rule: "claude-sdk#result-aborted", line: 1115, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted };
-const ROW_result_error_during_execution: Row = { rule: "claude-sdk#result-error-during-execution", line: 1148, run: r_result_error_during_execution };
-const ROW_result_error: Row = { rule: "claude-sdk#result-error", line: 1201, run: r_result_error };
-const ROW_user_replay: Row = { rule: "claude-sdk#user-replay", line: 1250, run: r_user_replay };
-const ROW_user_tool_results: Row = { rule: "claude-sdk#user-tool-results", line: 1274, run: r_user_tool_results };
-const ROW_user_tool_result_background: Row = { rule: "claude-sdk#user-tool-result-background", line: 1295, run: r_user_tool_result_background };
-const ROW_user_tool_result: Row = { rule: "claude-sdk#user-tool-result", line: 1328, run: r_user_tool_result };
-const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1420, run: r_user_compact_summary };
-const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1442, run: r_user_message };
-const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1478, run: r_assistant_after_abandoned_stream };
-const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1541, run: r_assistant_blocks };
-const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1573, run: r_assistant_text };
-const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1640, run: r_assistant_thinking };
-const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1697, run: r_assistant_tool_use };
-const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1767, run: r_assistant_server_tool_result };
-const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1789, run: r_assistant_other };
-const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1825, run: r_stream_message_start };
-const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1859, run: r_stream_message_delta };
-const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1897, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
-const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1926, run: r_stream_message_stop };
-const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1944, run: r_stream_block_start_tool };
-const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1975, run: r_stream_block_start_tool_result };
-const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 1993, run: r_stream_block_start };
-const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 2016, run: r_stream_text_delta };
-const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 2033, run: r_stream_thinking_delta };
-const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 2053, run: r_stream_input_json_delta_empty };
-const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 2063, run: r_stream_input_json_delta };
-const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 2097, run: r_stream_other_delta };
-const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 2128, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
-const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2148, run: r_stream_block_stop };
-const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2179, run: r_tool_progress };
-const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2192, run: r_tool_use_summary };
-const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2202, run: r_auth_status };
-const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2214, run: r_rate_limit_event };
-const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2227, run: r_prompt_suggestion };
-const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2240, run: r_permission_request };
-const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2295, run: r_permission_allow };
-const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2333, run: r_permission_deny_interrupt };
-const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2360, run: r_permission_deny };
-const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2384, run: r_elicitation_request };
-const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2415, run: r_elicitation_result };
-const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2440, run: r_user_dialog_request };
-const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2465, run: r_user_dialog_result };
-const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2490, run: r_answered_elsewhere };
-const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2521, run: r_step_background_completed };
-const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2566, run: r_control_interrupt };
-const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2577, run: r_wire_can_use_tool };
-const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2610, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
-const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2638, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
-const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2666, run: r_wire_interrupt };
-const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2679, run: r_wire_control_command };
-const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2694, run: r_wire_elicitation_answer };
-const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2719, run: r_wire_dialog_answer };
-const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2744, run: r_wire_permission_answer };
-const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2784, run: r_wire_control_error };
-const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2808, run: r_wire_control_result };
-const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2822, run: r_wire_cancel };
+const ROW_system_init: Row = { rule: "claude-sdk#system-init", line: 384, run: r_system_init };
+const ROW_system_status: Row = { rule: "claude-sdk#system-status", line: 431, run: r_system_status };
+const ROW_system_compact_boundary: Row = { rule: "claude-sdk#system-compact-boundary", line: 448, run: r_system_compact_boundary };
+const ROW_system_hook_started: Row = { rule: "claude-sdk#system-hook-started", line: 463, run: r_system_hook_started };
+const ROW_system_hook_progress: Row = { rule: "claude-sdk#system-hook-progress", line: 474, run: r_system_hook_progress };
+const ROW_system_hook_response: Row = { rule: "claude-sdk#system-hook-response", line: 485, run: r_system_hook_response };
+const ROW_system_task_started_unflagged: Row = { rule: "claude-sdk#system-task-started-unflagged", line: 503, versions: ["0.2.141"], run: r_system_task_started_unflagged };
+const ROW_system_task_started: Row = { rule: "claude-sdk#system-task-started", line: 524, run: r_system_task_started };
+const ROW_system_task_progress: Row = { rule: "claude-sdk#system-task-progress", line: 543, run: r_system_task_progress };
+const ROW_system_task_notification_unfinished: Row = { rule: "claude-sdk#system-task-notification-unfinished", line: 561, versions: ["0.3.337"], run: r_system_task_notification_unfinished };
+const ROW_system_task_notification: Row = { rule: "claude-sdk#system-task-notification", line: 583, run: r_system_task_notification };
+const ROW_system_files_persisted: Row = { rule: "claude-sdk#system-files-persisted", line: 606, run: r_system_files_persisted };
+const ROW_system_api_retry: Row = { rule: "claude-sdk#system-api-retry", line: 621, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_api_retry };
+const ROW_system_session_state_changed: Row = { rule: "claude-sdk#system-session-state-changed", line: 637, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_session_state_changed };
+const ROW_system_permission_denied: Row = { rule: "claude-sdk#system-permission-denied", line: 656, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_permission_denied };
+const ROW_system_model_refusal_fallback: Row = { rule: "claude-sdk#system-model-refusal-fallback", line: 683, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback };
+const ROW_system_model_refusal_no_fallback: Row = { rule: "claude-sdk#system-model-refusal-no-fallback", line: 705, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback };
+const ROW_system_informational: Row = { rule: "claude-sdk#system-informational", line: 720, versions: ["0.3.337","0.3.333"], run: r_system_informational };
+const ROW_system_notification: Row = { rule: "claude-sdk#system-notification", line: 734, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_notification };
+const ROW_system_worker_shutting_down: Row = { rule: "claude-sdk#system-worker-shutting-down", line: 748, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down };
+const ROW_system_session_writes_lost: Row = { rule: "claude-sdk#system-session-writes-lost", line: 760, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost };
+const ROW_system_mirror_error: Row = { rule: "claude-sdk#system-mirror-error", line: 775, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_mirror_error };
+const ROW_system_local_command_output: Row = { rule: "claude-sdk#system-local-command-output", line: 790, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command_output };
+const ROW_system_task_updated_end: Row = { rule: "claude-sdk#system-task-updated-end", line: 808, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated_end };
+const ROW_system_task_updated: Row = { rule: "claude-sdk#system-task-updated", line: 826, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated };
+const ROW_system_background_tasks_changed: Row = { rule: "claude-sdk#system-background-tasks-changed", line: 845, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed };
+const ROW_system_commands_changed: Row = { rule: "claude-sdk#system-commands-changed", line: 860, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed };
+const ROW_system_plugin_install: Row = { rule: "claude-sdk#system-plugin-install", line: 875, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_plugin_install };
+const ROW_system_memory_recall: Row = { rule: "claude-sdk#system-memory-recall", line: 900, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_memory_recall };
+const ROW_system_control_request_progress: Row = { rule: "claude-sdk#system-control-request-progress", line: 914, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress };
+const ROW_system_summary: Row = { rule: "claude-sdk#system-summary", line: 929, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_summary };
+const ROW_conversation_reset: Row = { rule: "claude-sdk#conversation-reset", line: 946, versions: ["0.3.337","0.3.333"], run: r_conversation_reset };
+const ROW_active_goal: Row = { rule: "claude-sdk#active-goal", line: 967, versions: ["0.3.337","0.3.333"], run: r_active_goal };
+const ROW_autocompact_state: Row = { rule: "claude-sdk#autocompact-state", line: 982, versions: ["0.3.337","0.3.333"], run: r_autocompact_state };
+const ROW_result_success: Row = { rule: "claude-sdk#result-success", line: 997, run: r_result_success };
+const ROW_result_auto_mode_unchecked: Row = { rule: "claude-sdk#result-auto-mode-unchecked", line: 1042, versions: ["0.3.337"], run: r_result_auto_mode_unchecked };
+const ROW_result_success_error: Row = { rule: "claude-sdk#result-success-error", line: 1090, run: r_result_success_error };
+const ROW_result_aborted: Row = { rule: "claude-sdk#result-aborted", line: 1131, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted };
+const ROW_result_error_during_execution: Row = { rule: "claude-sdk#result-error-during-execution", line: 1164, run: r_result_error_during_execution };
+const ROW_result_error: Row = { rule: "claude-sdk#result-error", line: 1217, run: r_result_error };
+const ROW_user_replay: Row = { rule: "claude-sdk#user-replay", line: 1266, run: r_user_replay };
+const ROW_user_tool_results: Row = { rule: "claude-sdk#user-tool-results", line: 1290, run: r_user_tool_results };
+const ROW_user_tool_result_background: Row = { rule: "claude-sdk#user-tool-result-background", line: 1311, run: r_user_tool_result_background };
+const ROW_user_tool_result: Row = { rule: "claude-sdk#user-tool-result", line: 1344, run: r_user_tool_result };
+const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1436, run: r_user_compact_summary };
+const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1458, run: r_user_message };
+const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1494, run: r_assistant_after_abandoned_stream };
+const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1557, run: r_assistant_blocks };
+const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1589, run: r_assistant_text };
+const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1656, run: r_assistant_thinking };
+const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1713, run: r_assistant_tool_use };
+const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1783, run: r_assistant_server_tool_result };
+const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1805, run: r_assistant_other };
+const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1841, run: r_stream_message_start };
+const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1875, run: r_stream_message_delta };
+const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1913, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
+const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1942, run: r_stream_message_stop };
+const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1960, run: r_stream_block_start_tool };
+const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1991, run: r_stream_block_start_tool_result };
+const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 2009, run: r_stream_block_start };
+const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 2032, run: r_stream_text_delta };
+const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 2049, run: r_stream_thinking_delta };
+const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 2069, run: r_stream_input_json_delta_empty };
+const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 2079, run: r_stream_input_json_delta };
+const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 2113, run: r_stream_other_delta };
+const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 2144, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
+const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2164, run: r_stream_block_stop };
+const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2195, run: r_tool_progress };
+const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2208, run: r_tool_use_summary };
+const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2218, run: r_auth_status };
+const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2230, run: r_rate_limit_event };
+const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2243, run: r_prompt_suggestion };
+const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2256, run: r_permission_request };
+const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2331, run: r_permission_allow };
+const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2398, run: r_permission_deny_interrupt };
+const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2425, run: r_permission_deny };
+const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2449, run: r_elicitation_request };
+const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2480, run: r_elicitation_result };
+const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2505, run: r_user_dialog_request };
+const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2530, run: r_user_dialog_result };
+const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2555, run: r_answered_elsewhere };
+const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2586, run: r_step_background_completed };
+const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2631, run: r_control_interrupt };
+const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2642, run: r_wire_can_use_tool };
+const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2691, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
+const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2719, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
+const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2747, run: r_wire_interrupt };
+const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2760, run: r_wire_control_command };
+const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2775, run: r_wire_elicitation_answer };
+const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2800, run: r_wire_dialog_answer };
+const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2825, run: r_wire_permission_answer };
+const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2887, run: r_wire_control_error };
+const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2911, run: r_wire_control_result };
+const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2925, run: r_wire_cancel };
 const PICK_MESSAGE_SYSTEM_1: readonly Row[] = [ROW_system_init];
 const PICK_MESSAGE_SYSTEM_2: readonly Row[] = [ROW_system_status];
 const PICK_MESSAGE_SYSTEM_3: readonly Row[] = [ROW_system_compact_boundary];
@@ -2242,9 +2243,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2843)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2848)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2852)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2946)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2951)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2955)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

@@ -18,11 +18,10 @@
 //   62ad689c2cb6379913c1d72749cfd8de5089d35760214123518eb92eef11acc9  schemas/upstream/codex-app-server/0.171.0/v1/InitializeResponse.json
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
-// Mapping table mappings/codex-app-server.yaml: sha256 794228d08a6ef57ec5a9637d96cad10a4c7a6f7709d0b2a0220a4307f5e9d2fa
+// Mapping table mappings/codex-app-server.yaml: sha256 b1d26d362ce84f360db8fdcda680e863ec2a27d32ef709f4f96b057b3e5dd676
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
-import * as h_questions from "../../mappings/helpers/questions.js";
-import { add, arr, clip, concat, elements, firstId, integerOf, joinKey, json, type JsonView, numberOf, objects, shellLine, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, clip, concat, elements, entries, firstId, integerOf, joinKey, json, type JsonView, mapObjects, numberOf, objectOf, objects, shellLine, SKIP, str, stringOf, strings, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
 
 export type Notification = U.ServerNotification;
@@ -782,13 +781,13 @@ function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method"
   cx.ref(ID_turn_use, m.params?.turnId);
   cx.ref(ID_item_use_3, m.params?.itemId);
   cx.ref(ID_request_open, m.id);
-  const s_asked = h_questions.questionsOf(m.params?.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" });
+  const s_asked = (typeOf(m.params?.questions) === "array" ? mapObjects(m.params?.questions, (s_q) => { const s_prompt = str(s_q?.question); const s_qid = str(s_q?.id); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: false, freeText: (s_q?.isOther !== true && s_choices?.[0] != null ? false : true) } : SKIP; }) : undefined);
   cx.emit("user-input.requested", { questions: s_asked, data: m.params?.questions });
   cx.emit("request.opened", { requestType: "tool_user_input", args: m.params, questions: s_asked });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1121 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1154 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method", "mcpServer/elicitation/request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -797,7 +796,7 @@ function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1148 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1181 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "method", "item/permissions/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -807,7 +806,7 @@ function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1173 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1206 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "method", "item/tool/call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -817,21 +816,21 @@ function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1203 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1236 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: View<Member<ServerRequestMessage, "method", "account/chatgptAuthTokens/refresh">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "auth_tokens_refresh", detail: m.params?.reason, args: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1229 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1262 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: View<Member<ServerRequestMessage, "method", "attestation/generate">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "attestation" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1247 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1280 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "method", "applyPatchApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
@@ -845,7 +844,7 @@ function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1267 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1300 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "method", "execCommandApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
@@ -859,7 +858,7 @@ function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "m
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1297 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1330 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -871,7 +870,7 @@ function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1335 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1368 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -886,7 +885,7 @@ function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1361 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1394 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -901,14 +900,15 @@ function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1383 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1416 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
   cx.ref(ID_turn_use_4, cx.request?.params?.turnId);
   cx.ref(ID_item_use_5, cx.request?.params?.itemId);
   cx.ref(ID_request_close_2, m.id);
-  const s_answered = h_questions.answersFromWrapped(m.result?.answers, "answers");
+  const s_given = (typeOf(m.result?.answers) === "object" ? objectOf(objects(entries(m.result?.answers)).map((s_entry) => ({ key: s_entry?.key, value: strings((typeOf(s_entry?.value) === "object" ? s_entry?.value?.answers : s_entry?.value)) }))) : undefined);
+  const s_answered = (objects(entries(s_given)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_given : undefined);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: s_answered, data: m.result?.answers });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
@@ -919,7 +919,7 @@ function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowCon
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1419 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1469 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -933,7 +933,7 @@ function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1440 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1490 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -944,7 +944,7 @@ function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1461 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1511 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -958,7 +958,7 @@ function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1487 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1537 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -970,7 +970,7 @@ function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1508 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1558 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -978,7 +978,7 @@ function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1526 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1576 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -992,7 +992,7 @@ function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1547 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1597 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -1006,7 +1006,7 @@ function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1569 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1619 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.oauth.completed", {
@@ -1017,20 +1017,20 @@ function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1582 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1632 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: View<Member<Notification, "method", "mcpServer/startupStatus/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.status.updated", { status: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1594 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1644 — notification account/updated → account.updated */
 function r_account_updated(m: View<Member<Notification, "method", "account/updated">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1606 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1656 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", "account/gatewayOAuth/changed">>, cx: RowContext): boolean {
   cx.emit("auth.status", {
     isAuthenticating: map_gatewayOAuthAuthenticating(m.params?.status),
@@ -1039,19 +1039,19 @@ function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1622 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1672 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: View<Member<Notification, "method", "account/rateLimits/updated">>, cx: RowContext): boolean {
   cx.emit("account.rate-limits.updated", { rateLimits: m.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1634 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1684 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: View<Member<Notification, "method", "account/login/completed">>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false, error: text(m.params?.error, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1650 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1700 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: View<Member<Notification, "method", "modelProvider/authRecoveryStarted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1059,7 +1059,7 @@ function r_model_provider_auth_recovery_started(m: View<Member<Notification, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1664 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1714 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "method", "modelProvider/authRecoveryCompleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1067,7 +1067,7 @@ function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1679 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1729 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1075,7 +1075,7 @@ function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1695 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1745 — notification model/verification → runtime.warning */
 function r_model_verification(m: View<Member<Notification, "method", "model/verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1086,7 +1086,7 @@ function r_model_verification(m: View<Member<Notification, "method", "model/veri
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1710 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1760 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: View<Member<Notification, "method", "model/safetyBuffering/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1097,27 +1097,27 @@ function r_model_safety_buffering_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1728 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1778 — notification warning → runtime.warning */
 function r_warning(m: View<Member<Notification, "method", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1739 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1789 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message, detail: { source: "guardian" } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1751 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1801 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<Notification, "method", "deprecationNotice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.params?.summary, details: text(m.params?.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1764 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1814 — notification configWarning → config.warning */
 function r_config_warning(m: View<Member<Notification, "method", "configWarning">>, cx: RowContext): boolean {
   cx.emit("config.warning", {
     summary: m.params?.summary,
@@ -1128,13 +1128,13 @@ function r_config_warning(m: View<Member<Notification, "method", "configWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1784 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1834 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: View<Member<Notification, "method", "app/list/updated">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: m.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1797 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1847 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: View<Member<Notification, "method", "windows/worldWritableWarning">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "world-writable directories cannot be protected by the Windows sandbox",
@@ -1143,7 +1143,7 @@ function r_windows_world_writable_warning(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1810 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1860 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === true)) return false;
   cx.emit("session.state.changed", { state: "ready", reason: "windows-sandbox-setup", detail: m.params?.mode });
@@ -1151,7 +1151,7 @@ function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1831 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1881 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === false)) return false;
   cx.emit("session.state.changed", {
@@ -1163,63 +1163,63 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1853 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1903 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.params?.realtimeSessionId, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1864 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1914 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: View<Member<Notification, "method", "thread/realtime/itemAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1876 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1926 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: View<Member<Notification, "method", "thread/realtime/item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1887 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1937 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: View<Member<Notification, "method", "thread/realtime/transcript/done">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: m.params?.role, text: m.params?.text } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1898 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1948 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: View<Member<Notification, "method", "thread/realtime/outputAudio/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.audio.delta", { audio: m.params?.audio });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1909 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1959 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/realtime/error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.error", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1920 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1970 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.closed", { reason: text(m.params?.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1933 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1983 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1951 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:2001 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.started", { message: m.result?.userAgent });
@@ -1227,7 +1227,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1973 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:2023 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.replay({ method: "thread/started", params: { thread: m.result?.thread } });
@@ -1289,53 +1289,53 @@ const ROW_server_request_resolved: Row = { rule: "codex-app-server#server-reques
 const ROW_command_approval_request: Row = { rule: "codex-app-server#command-approval-request", line: 1047, run: r_command_approval_request };
 const ROW_file_change_approval_request: Row = { rule: "codex-app-server#file-change-approval-request", line: 1067, run: r_file_change_approval_request };
 const ROW_tool_request_user_input: Row = { rule: "codex-app-server#tool-request-user-input", line: 1087, run: r_tool_request_user_input };
-const ROW_mcp_elicitation_request: Row = { rule: "codex-app-server#mcp-elicitation-request", line: 1121, run: r_mcp_elicitation_request };
-const ROW_permissions_approval_request: Row = { rule: "codex-app-server#permissions-approval-request", line: 1148, run: r_permissions_approval_request };
-const ROW_dynamic_tool_call_request: Row = { rule: "codex-app-server#dynamic-tool-call-request", line: 1173, run: r_dynamic_tool_call_request };
-const ROW_auth_tokens_refresh_request: Row = { rule: "codex-app-server#auth-tokens-refresh-request", line: 1203, run: r_auth_tokens_refresh_request };
-const ROW_attestation_generate_request: Row = { rule: "codex-app-server#attestation-generate-request", line: 1229, run: r_attestation_generate_request };
-const ROW_apply_patch_approval_request: Row = { rule: "codex-app-server#apply-patch-approval-request", line: 1247, run: r_apply_patch_approval_request };
-const ROW_exec_command_approval_request: Row = { rule: "codex-app-server#exec-command-approval-request", line: 1267, run: r_exec_command_approval_request };
-const ROW_server_request_error_response: Row = { rule: "codex-app-server#server-request-error-response", line: 1297, run: r_server_request_error_response };
-const ROW_command_approval_response: Row = { rule: "codex-app-server#command-approval-response", line: 1335, run: r_command_approval_response };
-const ROW_file_change_approval_response: Row = { rule: "codex-app-server#file-change-approval-response", line: 1361, run: r_file_change_approval_response };
-const ROW_tool_request_user_input_response: Row = { rule: "codex-app-server#tool-request-user-input-response", line: 1383, run: r_tool_request_user_input_response };
-const ROW_mcp_elicitation_response: Row = { rule: "codex-app-server#mcp-elicitation-response", line: 1419, run: r_mcp_elicitation_response };
-const ROW_permissions_approval_response: Row = { rule: "codex-app-server#permissions-approval-response", line: 1440, run: r_permissions_approval_response };
-const ROW_dynamic_tool_call_response: Row = { rule: "codex-app-server#dynamic-tool-call-response", line: 1461, run: r_dynamic_tool_call_response };
-const ROW_auth_tokens_refresh_response: Row = { rule: "codex-app-server#auth-tokens-refresh-response", line: 1487, run: r_auth_tokens_refresh_response };
-const ROW_attestation_generate_response: Row = { rule: "codex-app-server#attestation-generate-response", line: 1508, run: r_attestation_generate_response };
-const ROW_apply_patch_approval_response: Row = { rule: "codex-app-server#apply-patch-approval-response", line: 1526, run: r_apply_patch_approval_response };
-const ROW_exec_command_approval_response: Row = { rule: "codex-app-server#exec-command-approval-response", line: 1547, run: r_exec_command_approval_response };
-const ROW_mcp_oauth_login_completed: Row = { rule: "codex-app-server#mcp-oauth-login-completed", line: 1569, run: r_mcp_oauth_login_completed };
-const ROW_mcp_startup_status_updated: Row = { rule: "codex-app-server#mcp-startup-status-updated", line: 1582, run: r_mcp_startup_status_updated };
-const ROW_account_updated: Row = { rule: "codex-app-server#account-updated", line: 1594, run: r_account_updated };
-const ROW_account_gateway_oauth_changed: Row = { rule: "codex-app-server#account-gateway-oauth-changed", line: 1606, run: r_account_gateway_oauth_changed };
-const ROW_account_rate_limits_updated: Row = { rule: "codex-app-server#account-rate-limits-updated", line: 1622, run: r_account_rate_limits_updated };
-const ROW_account_login_completed: Row = { rule: "codex-app-server#account-login-completed", line: 1634, run: r_account_login_completed };
-const ROW_model_provider_auth_recovery_started: Row = { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1650, run: r_model_provider_auth_recovery_started };
-const ROW_model_provider_auth_recovery_completed: Row = { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1664, run: r_model_provider_auth_recovery_completed };
-const ROW_model_rerouted: Row = { rule: "codex-app-server#model-rerouted", line: 1679, run: r_model_rerouted };
-const ROW_model_verification: Row = { rule: "codex-app-server#model-verification", line: 1695, run: r_model_verification };
-const ROW_model_safety_buffering_updated: Row = { rule: "codex-app-server#model-safety-buffering-updated", line: 1710, run: r_model_safety_buffering_updated };
-const ROW_warning: Row = { rule: "codex-app-server#warning", line: 1728, run: r_warning };
-const ROW_guardian_warning: Row = { rule: "codex-app-server#guardian-warning", line: 1739, run: r_guardian_warning };
-const ROW_deprecation_notice: Row = { rule: "codex-app-server#deprecation-notice", line: 1751, run: r_deprecation_notice };
-const ROW_config_warning: Row = { rule: "codex-app-server#config-warning", line: 1764, run: r_config_warning };
-const ROW_app_list_updated: Row = { rule: "codex-app-server#app-list-updated", line: 1784, run: r_app_list_updated };
-const ROW_windows_world_writable_warning: Row = { rule: "codex-app-server#windows-world-writable-warning", line: 1797, run: r_windows_world_writable_warning };
-const ROW_windows_sandbox_setup_succeeded: Row = { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1810, run: r_windows_sandbox_setup_succeeded };
-const ROW_windows_sandbox_setup_failed: Row = { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1831, run: r_windows_sandbox_setup_failed };
-const ROW_thread_realtime_started: Row = { rule: "codex-app-server#thread-realtime-started", line: 1853, run: r_thread_realtime_started };
-const ROW_thread_realtime_item_added: Row = { rule: "codex-app-server#thread-realtime-item-added", line: 1864, run: r_thread_realtime_item_added };
-const ROW_thread_realtime_item_completed: Row = { rule: "codex-app-server#thread-realtime-item-completed", line: 1876, run: r_thread_realtime_item_completed };
-const ROW_thread_realtime_transcript_done: Row = { rule: "codex-app-server#thread-realtime-transcript-done", line: 1887, run: r_thread_realtime_transcript_done };
-const ROW_thread_realtime_output_audio_delta: Row = { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1898, run: r_thread_realtime_output_audio_delta };
-const ROW_thread_realtime_error: Row = { rule: "codex-app-server#thread-realtime-error", line: 1909, run: r_thread_realtime_error };
-const ROW_thread_realtime_closed: Row = { rule: "codex-app-server#thread-realtime-closed", line: 1920, run: r_thread_realtime_closed };
-const ROW_client_request_failed: Row = { rule: "codex-app-server#client-request-failed", line: 1933, run: r_client_request_failed };
-const ROW_initialize_response: Row = { rule: "codex-app-server#initialize-response", line: 1951, run: r_initialize_response };
-const ROW_thread_history_replay: Row = { rule: "codex-app-server#thread-history-replay", line: 1973, run: r_thread_history_replay };
+const ROW_mcp_elicitation_request: Row = { rule: "codex-app-server#mcp-elicitation-request", line: 1154, run: r_mcp_elicitation_request };
+const ROW_permissions_approval_request: Row = { rule: "codex-app-server#permissions-approval-request", line: 1181, run: r_permissions_approval_request };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-app-server#dynamic-tool-call-request", line: 1206, run: r_dynamic_tool_call_request };
+const ROW_auth_tokens_refresh_request: Row = { rule: "codex-app-server#auth-tokens-refresh-request", line: 1236, run: r_auth_tokens_refresh_request };
+const ROW_attestation_generate_request: Row = { rule: "codex-app-server#attestation-generate-request", line: 1262, run: r_attestation_generate_request };
+const ROW_apply_patch_approval_request: Row = { rule: "codex-app-server#apply-patch-approval-request", line: 1280, run: r_apply_patch_approval_request };
+const ROW_exec_command_approval_request: Row = { rule: "codex-app-server#exec-command-approval-request", line: 1300, run: r_exec_command_approval_request };
+const ROW_server_request_error_response: Row = { rule: "codex-app-server#server-request-error-response", line: 1330, run: r_server_request_error_response };
+const ROW_command_approval_response: Row = { rule: "codex-app-server#command-approval-response", line: 1368, run: r_command_approval_response };
+const ROW_file_change_approval_response: Row = { rule: "codex-app-server#file-change-approval-response", line: 1394, run: r_file_change_approval_response };
+const ROW_tool_request_user_input_response: Row = { rule: "codex-app-server#tool-request-user-input-response", line: 1416, run: r_tool_request_user_input_response };
+const ROW_mcp_elicitation_response: Row = { rule: "codex-app-server#mcp-elicitation-response", line: 1469, run: r_mcp_elicitation_response };
+const ROW_permissions_approval_response: Row = { rule: "codex-app-server#permissions-approval-response", line: 1490, run: r_permissions_approval_response };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-app-server#dynamic-tool-call-response", line: 1511, run: r_dynamic_tool_call_response };
+const ROW_auth_tokens_refresh_response: Row = { rule: "codex-app-server#auth-tokens-refresh-response", line: 1537, run: r_auth_tokens_refresh_response };
+const ROW_attestation_generate_response: Row = { rule: "codex-app-server#attestation-generate-response", line: 1558, run: r_attestation_generate_response };
+const ROW_apply_patch_approval_response: Row = { rule: "codex-app-server#apply-patch-approval-response", line: 1576, run: r_apply_patch_approval_response };
+const ROW_exec_command_approval_response: Row = { rule: "codex-app-server#exec-command-approval-response", line: 1597, run: r_exec_command_approval_response };
+const ROW_mcp_oauth_login_completed: Row = { rule: "codex-app-server#mcp-oauth-login-completed", line: 1619, run: r_mcp_oauth_login_completed };
+const ROW_mcp_startup_status_updated: Row = { rule: "codex-app-server#mcp-startup-status-updated", line: 1632, run: r_mcp_startup_status_updated };
+const ROW_account_updated: Row = { rule: "codex-app-server#account-updated", line: 1644, run: r_account_updated };
+const ROW_account_gateway_oauth_changed: Row = { rule: "codex-app-server#account-gateway-oauth-changed", line: 1656, run: r_account_gateway_oauth_changed };
+const ROW_account_rate_limits_updated: Row = { rule: "codex-app-server#account-rate-limits-updated", line: 1672, run: r_account_rate_limits_updated };
+const ROW_account_login_completed: Row = { rule: "codex-app-server#account-login-completed", line: 1684, run: r_account_login_completed };
+const ROW_model_provider_auth_recovery_started: Row = { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1700, run: r_model_provider_auth_recovery_started };
+const ROW_model_provider_auth_recovery_completed: Row = { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1714, run: r_model_provider_auth_recovery_completed };
+const ROW_model_rerouted: Row = { rule: "codex-app-server#model-rerouted", line: 1729, run: r_model_rerouted };
+const ROW_model_verification: Row = { rule: "codex-app-server#model-verification", line: 1745, run: r_model_verification };
+const ROW_model_safety_buffering_updated: Row = { rule: "codex-app-server#model-safety-buffering-updated", line: 1760, run: r_model_safety_buffering_updated };
+const ROW_warning: Row = { rule: "codex-app-server#warning", line: 1778, run: r_warning };
+const ROW_guardian_warning: Row = { rule: "codex-app-server#guardian-warning", line: 1789, run: r_guardian_warning };
+const ROW_deprecation_notice: Row = { rule: "codex-app-server#deprecation-notice", line: 1801, run: r_deprecation_notice };
+const ROW_config_warning: Row = { rule: "codex-app-server#config-warning", line: 1814, run: r_config_warning };
+const ROW_app_list_updated: Row = { rule: "codex-app-server#app-list-updated", line: 1834, run: r_app_list_updated };
+const ROW_windows_world_writable_warning: Row = { rule: "codex-app-server#windows-world-writable-warning", line: 1847, run: r_windows_world_writable_warning };
+const ROW_windows_sandbox_setup_succeeded: Row = { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1860, run: r_windows_sandbox_setup_succeeded };
+const ROW_windows_sandbox_setup_failed: Row = { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1881, run: r_windows_sandbox_setup_failed };
+const ROW_thread_realtime_started: Row = { rule: "codex-app-server#thread-realtime-started", line: 1903, run: r_thread_realtime_started };
+const ROW_thread_realtime_item_added: Row = { rule: "codex-app-server#thread-realtime-item-added", line: 1914, run: r_thread_realtime_item_added };
+const ROW_thread_realtime_item_completed: Row = { rule: "codex-app-server#thread-realtime-item-completed", line: 1926, run: r_thread_realtime_item_completed };
+const ROW_thread_realtime_transcript_done: Row = { rule: "codex-app-server#thread-realtime-transcript-done", line: 1937, run: r_thread_realtime_transcript_done };
+const ROW_thread_realtime_output_audio_delta: Row = { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1948, run: r_thread_realtime_output_audio_delta };
+const ROW_thread_realtime_error: Row = { rule: "codex-app-server#thread-realtime-error", line: 1959, run: r_thread_realtime_error };
+const ROW_thread_realtime_closed: Row = { rule: "codex-app-server#thread-realtime-closed", line: 1970, run: r_thread_realtime_closed };
+const ROW_client_request_failed: Row = { rule: "codex-app-server#client-request-failed", line: 1983, run: r_client_request_failed };
+const ROW_initialize_response: Row = { rule: "codex-app-server#initialize-response", line: 2001, run: r_initialize_response };
+const ROW_thread_history_replay: Row = { rule: "codex-app-server#thread-history-replay", line: 2023, run: r_thread_history_replay };
 const PICK_NOTIFICATION_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_NOTIFICATION_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_NOTIFICATION_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_plan, ROW_item_completed];
@@ -1631,34 +1631,34 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:2029)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:2032)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:2035)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:2038)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:2041)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:2044)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:2047)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:2050)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:2053)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:2056)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:2059)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:2062)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:2065)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:2068)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:2071)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2074)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2077)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2085)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2088)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2104)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2121)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2132)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2157)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2170)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2179)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2198)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2206)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2222)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2227)",
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:2079)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:2082)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:2085)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:2088)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:2091)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:2094)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:2097)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:2100)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:2103)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:2106)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:2109)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:2112)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:2115)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:2118)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:2121)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2124)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2127)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2135)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2138)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2154)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2171)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2182)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2207)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2220)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2229)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2248)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2256)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2272)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2277)",
   },
 };

@@ -3,12 +3,11 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-// Mapping table mappings/codex-eventmsg.yaml: sha256 2e22bf5b966c670bff61fe5740ac1064d54bc9c41a6f6df8df8cc4fda4d83932
+// Mapping table mappings/codex-eventmsg.yaml: sha256 c307b6f329100f43cc7813edc4a5bc4279f79ced322a07f147314cf64b8a0d6b
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
-import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, clip, concat, elements, integerOf, joinKey, json, type JsonView, numberOf, objects, shellLine, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, clip, concat, elements, integerOf, joinKey, json, type JsonView, mapObjects, numberOf, objects, product, round, shellLine, SKIP, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
 export type EventMessage = U.EventMsg;
@@ -1099,21 +1098,25 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
     decision: map_decision(map_endDecision(m.status)),
     resolution: { implied: "exec_command_end", status: m.status },
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: "command_execution",
-    status: (map_endStatus(m.status) ?? map_exitCodeStatus(m.exit_code)),
-    title: (clip(shellLine(m?.command)) ?? (typeOf(m?.command) === "array" ? "" : undefined) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
-    data: m,
-    command: shellLine(m.command),
-    cwd: h_acp.localPath(m.cwd),
-    exitCode: numberOf(m.exit_code),
-    output: (str(m.aggregated_output) ?? str(m.stdout)),
-    durationMs: h_codex.durationMs(m.duration),
-  });
+  if (!cx.isStale("item")) {
+    const s_secs = product(m.duration?.secs, 1000);
+    const s_nanos = round(m.duration?.nanos, 1000000);
+    cx.emit("item.completed", {
+      itemType: "command_execution",
+      status: (map_endStatus(m.status) ?? map_exitCodeStatus(m.exit_code)),
+      title: (clip(shellLine(m?.command)) ?? (typeOf(m?.command) === "array" ? "" : undefined) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
+      data: m,
+      command: shellLine(m.command),
+      cwd: h_acp.localPath(m.cwd),
+      exitCode: numberOf(m.exit_code),
+      output: (str(m.aggregated_output) ?? str(m.stdout)),
+      durationMs: ((typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1798 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1802 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1130,7 +1133,7 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1833 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1837 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1146,7 +1149,7 @@ function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_appr
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1868 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1872 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1162,7 +1165,7 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1890 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1894 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1171,18 +1174,18 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1906 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1910 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_request_open_2, m.call_id);
-  const s_asked = h_questions.questionsOf(m.questions, { id: "id", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", freeText: "isOther" });
+  const s_asked = (typeOf(m.questions) === "array" ? mapObjects(m.questions, (s_q) => { const s_prompt = str(s_q?.question); const s_qid = str(s_q?.id); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: false, freeText: (s_q?.isOther !== true && s_choices?.[0] != null ? false : true) } : SKIP; }) : undefined);
   cx.emit("user-input.requested", { questions: s_asked, data: m.questions });
   cx.emit("request.opened", { requestType: "tool_user_input", args: m, questions: s_asked });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1937 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1971 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1191,7 +1194,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1953 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1987 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1205,7 +1208,7 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1975 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:2009 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1233,7 +1236,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2016 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:2050 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1246,7 +1249,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2031 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2065 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1270,7 +1273,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2093 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2127 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1287,27 +1290,31 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2120 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2154 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, m.call_id);
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: "mcp_tool_call",
-    status: map_mcpResultStatus(tagOf(m.result)),
-    title: (clip(shellLine((m.invocation as JsonView)?.command)) ?? (typeOf((m.invocation as JsonView)?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined) ?? stringOf(m.invocation?.tool) ?? clip(stringOf((m.invocation as JsonView)?.query)) ?? clip(stringOf((m.invocation as JsonView)?.path))),
-    data: { invocation: m.invocation, result: m.result, duration: m.duration },
-    toolName: m.invocation?.tool,
-    server: m.invocation?.server,
-    input: m.invocation?.arguments,
-    output: h_codex.mcpOutput(m.result),
-    error: h_codex.mcpError(m.result),
-    durationMs: h_codex.durationMs(m.duration),
-  });
+  if (!cx.isStale("item")) {
+    const s_secs = product(m.duration?.secs, 1000);
+    const s_nanos = round(m.duration?.nanos, 1000000);
+    cx.emit("item.completed", {
+      itemType: "mcp_tool_call",
+      status: map_mcpResultStatus(tagOf(m.result)),
+      title: (clip(shellLine((m.invocation as JsonView)?.command)) ?? (typeOf((m.invocation as JsonView)?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined) ?? stringOf(m.invocation?.tool) ?? clip(stringOf((m.invocation as JsonView)?.query)) ?? clip(stringOf((m.invocation as JsonView)?.path))),
+      data: { invocation: m.invocation, result: m.result, duration: m.duration },
+      toolName: m.invocation?.tool,
+      server: m.invocation?.server,
+      input: m.invocation?.arguments,
+      output: h_codex.mcpOutput(m.result),
+      error: h_codex.mcpError(m.result),
+      durationMs: ((typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2154 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2192 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1316,7 +1323,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2168 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2206 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1331,7 +1338,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2186 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2224 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1344,7 +1351,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2201 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2239 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1360,7 +1367,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2221 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2259 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1381,7 +1388,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2246 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2284 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1399,7 +1406,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2272 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2310 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1409,21 +1416,25 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
     requestType: "dynamic_tool_call",
     resolution: { success: m.success, contentItems: m.content_items, error: m.error },
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: "dynamic_tool_call",
-    status: map_successStatus(m.success),
-    title: m.tool,
-    data: m,
-    toolName: m.tool,
-    input: m.arguments,
-    output: ((stringOf(m.content_items) ?? text(elements(m.content_items).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? m.content_items),
-    error: str(m.error),
-    durationMs: h_codex.durationMs(m.duration),
-  });
+  if (!cx.isStale("item")) {
+    const s_secs = product(m.duration?.secs, 1000);
+    const s_nanos = round(m.duration?.nanos, 1000000);
+    cx.emit("item.completed", {
+      itemType: "dynamic_tool_call",
+      status: map_successStatus(m.success),
+      title: m.tool,
+      data: m,
+      toolName: m.tool,
+      input: m.arguments,
+      output: ((stringOf(m.content_items) ?? text(elements(m.content_items).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? m.content_items),
+      error: str(m.error),
+      durationMs: ((typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+    });
+  }
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2313 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2361 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1431,7 +1442,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2326 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2374 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1443,19 +1454,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2339 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2387 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2351 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2399 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2364 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2412 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1474,7 +1485,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2386 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2434 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1484,14 +1495,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2407 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2455 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2420 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2468 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1499,7 +1510,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2435 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2483 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1507,21 +1518,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2451 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2499 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2464 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2512 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2479 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2527 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1541,7 +1552,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2496 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2544 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1555,7 +1566,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2513 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2561 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1570,7 +1581,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2535 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2583 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1585,7 +1596,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2553 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2601 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1600,7 +1611,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2573 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2621 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1614,7 +1625,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2590 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2638 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1628,7 +1639,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2608 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2656 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1643,7 +1654,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2626 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2674 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1658,7 +1669,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2645 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2693 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1673,7 +1684,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2663 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2711 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1688,7 +1699,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2684 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2732 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1703,7 +1714,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2702 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2750 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1718,7 +1729,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2721 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2769 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1790,50 +1801,50 @@ const ROW_exec_command_begin: Row = { rule: "codex-eventmsg#exec-command-begin",
 const ROW_exec_command_output_delta: Row = { rule: "codex-eventmsg#exec-command-output-delta", line: 1707, run: r_exec_command_output_delta };
 const ROW_terminal_interaction: Row = { rule: "codex-eventmsg#terminal-interaction", line: 1724, run: r_terminal_interaction };
 const ROW_exec_command_end: Row = { rule: "codex-eventmsg#exec-command-end", line: 1740, run: r_exec_command_end };
-const ROW_exec_approval_request_subcommand: Row = { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1798, run: r_exec_approval_request_subcommand };
-const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-request", line: 1833, run: r_exec_approval_request };
-const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1868, run: r_apply_patch_approval_request };
-const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1890, run: r_request_permissions };
-const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1906, run: r_request_user_input };
-const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1937, run: r_elicitation_request };
-const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1953, run: r_elicitation_abandoned };
-const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 1975, run: r_patch_apply_begin };
-const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 2016, run: r_patch_apply_updated };
-const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 2031, run: r_patch_apply_end };
-const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 2093, run: r_mcp_tool_call_begin };
-const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 2120, run: r_mcp_tool_call_end };
-const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2154, run: r_web_search_begin };
-const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2168, run: r_web_search_end };
-const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2186, run: r_image_generation_begin };
-const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2201, run: r_image_generation_end };
-const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2221, run: r_view_image_tool_call };
-const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2246, run: r_dynamic_tool_call_request };
-const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2272, run: r_dynamic_tool_call_response };
-const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2313, run: r_hook_started };
-const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2326, run: r_hook_completed };
-const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2339, run: r_mcp_startup_update };
-const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2351, run: r_mcp_startup_complete };
-const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2364, run: r_entered_review_mode };
-const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2386, run: r_exited_review_mode };
-const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2407, run: r_realtime_conversation_started };
-const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2420, run: r_realtime_conversation_audio };
-const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2435, run: r_realtime_conversation_error };
-const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2451, run: r_realtime_conversation_item };
-const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2464, run: r_realtime_conversation_closed };
-const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2479, run: r_guardian_assessment };
-const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2496, run: r_collab_agent_spawn_begin };
-const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2513, run: r_collab_agent_spawn_end };
-const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2535, run: r_collab_agent_interaction_begin };
-const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2553, run: r_collab_agent_interaction_end };
-const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2573, run: r_collab_waiting_begin };
-const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2590, run: r_collab_waiting_end };
-const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2608, run: r_collab_close_begin };
-const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2626, run: r_collab_close_end };
-const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2645, run: r_collab_resume_begin };
-const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2663, run: r_collab_resume_end };
-const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2684, run: r_sub_agent_activity_started };
-const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2702, run: r_sub_agent_activity_ended };
-const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2721, run: r_sub_agent_activity };
+const ROW_exec_approval_request_subcommand: Row = { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1802, run: r_exec_approval_request_subcommand };
+const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-request", line: 1837, run: r_exec_approval_request };
+const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1872, run: r_apply_patch_approval_request };
+const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1894, run: r_request_permissions };
+const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1910, run: r_request_user_input };
+const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1971, run: r_elicitation_request };
+const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1987, run: r_elicitation_abandoned };
+const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 2009, run: r_patch_apply_begin };
+const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 2050, run: r_patch_apply_updated };
+const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 2065, run: r_patch_apply_end };
+const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 2127, run: r_mcp_tool_call_begin };
+const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 2154, run: r_mcp_tool_call_end };
+const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2192, run: r_web_search_begin };
+const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2206, run: r_web_search_end };
+const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2224, run: r_image_generation_begin };
+const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2239, run: r_image_generation_end };
+const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2259, run: r_view_image_tool_call };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2284, run: r_dynamic_tool_call_request };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2310, run: r_dynamic_tool_call_response };
+const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2361, run: r_hook_started };
+const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2374, run: r_hook_completed };
+const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2387, run: r_mcp_startup_update };
+const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2399, run: r_mcp_startup_complete };
+const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2412, run: r_entered_review_mode };
+const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2434, run: r_exited_review_mode };
+const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2455, run: r_realtime_conversation_started };
+const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2468, run: r_realtime_conversation_audio };
+const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2483, run: r_realtime_conversation_error };
+const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2499, run: r_realtime_conversation_item };
+const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2512, run: r_realtime_conversation_closed };
+const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2527, run: r_guardian_assessment };
+const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2544, run: r_collab_agent_spawn_begin };
+const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2561, run: r_collab_agent_spawn_end };
+const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2583, run: r_collab_agent_interaction_begin };
+const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2601, run: r_collab_agent_interaction_end };
+const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2621, run: r_collab_waiting_begin };
+const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2638, run: r_collab_waiting_end };
+const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2656, run: r_collab_close_begin };
+const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2674, run: r_collab_close_end };
+const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2693, run: r_collab_resume_begin };
+const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2711, run: r_collab_resume_end };
+const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2732, run: r_sub_agent_activity_started };
+const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2750, run: r_sub_agent_activity_ended };
+const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2769, run: r_sub_agent_activity };
 const PICK_EVENT_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_agent_message_restored, ROW_item_completed_restored, ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_reasoning_restored, ROW_item_completed_restored, ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_plan_restored, ROW_item_completed_restored, ROW_item_completed_plan, ROW_item_completed];
@@ -2014,14 +2025,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2737)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2740)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2743)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2746)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2749)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2752)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2755)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2758)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2785)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2788)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2791)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2794)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2797)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2800)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2803)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2806)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

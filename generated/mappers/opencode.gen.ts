@@ -2,12 +2,11 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-// Mapping table mappings/opencode.yaml: sha256 cf8bda8ab82a588fbf2a196834e7932977c3c38be93f9ce7fc7ed3b72944ed90
+// Mapping table mappings/opencode.yaml: sha256 309cf2ce5693d48be968e851bf3361f9acc0090cf1bbdb025cfb5158b2642e53
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
-import * as h_questions from "../../mappings/helpers/questions.js";
-import { UNSET, add, arr, concat, elements, firstId, integerOf, joinKey, json, type JsonView, numberOf, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, elements, entries, firstId, integerOf, joinKey, json, type JsonView, mapElements, mapObjects, numberOf, objectOf, objects, SKIP, str, stringOf, strings, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
 export type EventMessage = U.OpencodeEvent;
@@ -864,7 +863,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_item_use_2, cx.vars.call.get(m.properties?.tool?.callID));
   cx.ref(ID_request_open, m.properties?.id);
-  const s_asked = h_questions.questionsOf(m.properties?.questions, { id: "#", prompt: "question", header: "header", options: "options", optionLabel: "label", optionDescription: "description", multiSelect: "multiple", freeText: "custom", freeTextDefault: true });
+  const s_asked = (typeOf(m.properties?.questions) === "array" ? mapObjects(m.properties?.questions, (s_q, s_i) => { const s_prompt = str(s_q?.question); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null ? { id: str(s_i), prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiple === true ? true : false), freeText: (s_q?.custom === false && s_choices?.[0] != null ? false : true) } : SKIP; }) : undefined);
   if (cx.isNew("request")) cx.emit("user-input.requested", { questions: s_asked, data: m.properties?.questions });
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
@@ -875,12 +874,13 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1131 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1163 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_request_close_2, m.properties?.requestID);
-  const s_replied = h_questions.answersFromLists(m.properties?.answers);
+  const s_chosen = (typeOf(m.properties?.answers) === "array" ? objectOf(mapElements(m.properties?.answers, (s_labels, s_i) => { return { key: s_i, value: strings(s_labels) }; })) : undefined);
+  const s_replied = (objects(entries(s_chosen)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_chosen : undefined);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: s_replied, data: m.properties?.answers });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
@@ -891,7 +891,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1163 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1206 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -946,8 +946,8 @@ const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", lin
 const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1054, run: r_permission_replied };
 const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1077, run: r_permission_v2_replied };
 const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1095, run: r_question_asked };
-const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1131, run: r_question_replied };
-const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1163, run: r_question_rejected };
+const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1163, run: r_question_replied };
+const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1206, run: r_question_rejected };
 const PICK_EVENT_SESSION_STATUS_1: readonly Row[] = [ROW_status_idle, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_2: readonly Row[] = [ROW_status_retry, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_OTHER: readonly Row[] = [ROW_status_busy];
@@ -1167,15 +1167,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1185)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1188)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1191)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1194)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1197)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1200)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1203)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1206)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1209)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1228)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1231)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1234)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1237)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1240)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1243)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1246)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1249)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1252)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },

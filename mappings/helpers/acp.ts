@@ -1,27 +1,10 @@
 /**
- * Helpers of the acp tables: provider logic that is not a table (ACP: the decision of a permission answer, diffs from tool call content).
+ * Helpers of the acp tables: provider logic that is not a table (ACP: diffs and files from tool call content, local paths).
  * Every exported function is callable from a table as `{ $helper: NAME, args: [...] }` (codegen checks the name and
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
 import { wholeFileDiff, type FileChange } from "./lib/shared.js";
-
-/**
- * ACP `session/request_permission` answer → a decision string: the selected option's `kind`
- * (allow_once | allow_always | reject_once | reject_always) looked up in the request's `options`, else the optionId;
- * `cancelled` for a cancelled outcome.
- */
-export function acpPermissionDecision(outcome: unknown, options: unknown): string | undefined {
-  if (!outcome || typeof outcome !== "object") return undefined;
-  const o = outcome as Record<string, unknown>;
-  if (o.outcome === "cancelled") return "cancelled";
-  if (o.outcome !== "selected" || typeof o.optionId !== "string") return typeof o.outcome === "string" ? o.outcome : undefined;
-  if (Array.isArray(options)) {
-    const hit = options.find((x: any) => x && typeof x === "object" && x.optionId === o.optionId) as any;
-    if (hit && typeof hit.kind === "string") return hit.kind;
-  }
-  return o.optionId;
-}
 
 /**
  * ACP tool call content → a unified diff of its `diff` blocks ({path, oldText?, newText}), appended to `prev` (the

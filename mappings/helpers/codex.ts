@@ -48,7 +48,7 @@ export function codexFiles(changes: unknown): FileChange[] | undefined {
 }
 
 /** Milliseconds: a number as is, a Rust Duration `{secs, nanos}` converted. */
-export function durationMs(d: unknown): number | undefined {
+function durationMs(d: unknown): number | undefined {
   if (typeof d === "number" && Number.isFinite(d)) return d;
   if (!d || typeof d !== "object") return undefined;
   const { secs, nanos } = d as { secs?: unknown; nanos?: unknown };

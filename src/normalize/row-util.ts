@@ -1,7 +1,8 @@
 /**
  * What the generated row functions call: `arr` (iteration over absent lists does nothing) and the implementations of the
- * DSL's value operators ($join, $str, $text, $tag, $variant, $json, $concat, $add, $list, $uri, $numeric, $merge, $type,
- * $number, $string, $integer, $clip, $shell). Pure; never throw on provider data; undefined when there is nothing to say.
+ * DSL's value operators ($join, $str, $text, $tag, $variant, $json, $concat, $add, $list, $find, $uri, $numeric, $merge,
+ * $type, $number, $string, $integer, $clip, $shell, $entries, $object, $strings, $split, $product, $round) and tests
+ * (sameAs, atLeast). Pure; never throw on provider data; undefined when there is nothing to say.
  */
 import { isoTime } from "./iso-time.js";
 
@@ -201,6 +202,103 @@ export function add(...xs: unknown[]): number {
 /** `$list`: the elements of a list that are objects (what a $list reshapes); [] when absent. */
 export function objects<T>(x: T): ListElement<T>[] {
   return Array.isArray(x) ? x.filter((e) => e !== null && typeof e === "object") : [];
+}
+
+/** What a `$list` element becomes when its `where` does not hold: left out (mapObjects, mapElements). */
+export const SKIP: unique symbol = Symbol("agentnorm.skip");
+
+/**
+ * `$list` with `let` or `index`: each element of a list that is an object, with its position in the list (every
+ * element counted), through `f`; what `f` gives, SKIP left out; [] when absent.
+ */
+export function mapObjects<T, R>(x: T, f: (element: ListElement<T>, index: number) => R | typeof SKIP): R[] {
+  const out: R[] = [];
+  if (!Array.isArray(x)) return out;
+  for (let i = 0; i < x.length; i++) {
+    const e = x[i];
+    if (e === null || typeof e !== "object") continue;
+    const r = f(e, i);
+    if (r !== SKIP) out.push(r);
+  }
+  return out;
+}
+
+/** `$list` with `all: true` and `let` or `index`: as mapObjects, over every element (read as open values). */
+export function mapElements<R>(x: unknown, f: (element: JsonView, index: number) => R | typeof SKIP): R[] {
+  const out: R[] = [];
+  if (!Array.isArray(x)) return out;
+  for (let i = 0; i < x.length; i++) {
+    const r = f(x[i] as JsonView, i);
+    if (r !== SKIP) out.push(r);
+  }
+  return out;
+}
+
+/** `$find` with `last: true`: the last element for which `test` holds; undefined when none. */
+export function findLast<E>(list: readonly E[], test: (element: E) => boolean): E | undefined {
+  for (let i = list.length - 1; i >= 0; i--) if (test(list[i])) return list[i];
+  return undefined;
+}
+
+/** `$entries`: an object's own fields as `{key, value}`, in its key order; [] for anything else (a list too). */
+export function entries(x: unknown): { key: string; value: JsonView }[] {
+  if (x === null || typeof x !== "object" || Array.isArray(x)) return [];
+  return Object.entries(x).map(([key, value]) => ({ key, value: value as JsonView }));
+}
+
+/**
+ * `$object`: a list of `{key, value}` as one object, in order (a later entry of a key replaces its value; a key that
+ * is a finite number is its text); entries without a string or number key, or without a value, are left out. `{}`
+ * when there are none or the value is not a list.
+ */
+export function objectOf<V>(list: readonly ({ readonly key?: unknown; readonly value?: V } | null | undefined)[]): Record<string, Exclude<V, undefined>>;
+export function objectOf(list: unknown): Record<string, JsonView>;
+export function objectOf(list: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!Array.isArray(list)) return out;
+  for (const e of list) {
+    if (e === null || typeof e !== "object") continue;
+    const key = str((e as { key?: unknown }).key);
+    const value = (e as { value?: unknown }).value;
+    if (key !== undefined && value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/** `$strings`: a string as a list of it; a list's strings; [] for anything else. */
+export function strings(x: unknown): string[] {
+  if (typeof x === "string") return [x];
+  return Array.isArray(x) ? x.filter((e): e is string => typeof e === "string") : [];
+}
+
+/** `$split`: a string's parts between `on` (a string without `on`: one part); undefined for anything else. */
+export function split(x: unknown, on: string): string[] | undefined {
+  return typeof x === "string" ? x.split(on) : undefined;
+}
+
+/** `$product`: the product of the values when every one is a finite number and so is the product; else undefined. */
+export function product(...xs: unknown[]): number | undefined {
+  let n = 1;
+  for (const x of xs) {
+    if (typeof x !== "number" || !Number.isFinite(x)) return undefined;
+    n *= x;
+  }
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** `$round`: a finite number divided by `unit` and rounded to the nearest whole number (halves up); else undefined. */
+export function round(x: unknown, unit: number): number | undefined {
+  return typeof x === "number" && Number.isFinite(x) ? Math.round(x / unit) : undefined;
+}
+
+/** The `sameAs` test: `a` is present (neither undefined nor null) and the same value (===) as `b`. */
+export function same(a: unknown, b: unknown): boolean {
+  return a !== undefined && a !== null && a === b;
+}
+
+/** The `atLeast` test: `x` is a number of at least `min`. */
+export function atLeast(x: unknown, min: number): boolean {
+  return typeof x === "number" && x >= min;
 }
 
 /**
