@@ -525,7 +525,7 @@ export const ANSWERS: AnswerTables = {
       cases: [...SET_codex_app_server_approval],
       at: "mappings/codex-app-server.yaml:1322",
     },
-    // mappings/codex-eventmsg.yaml:1802
+    // mappings/codex-eventmsg.yaml:1811
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -534,12 +534,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1826",
+          at: "mappings/codex-eventmsg.yaml:1836",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1826",
+      at: "mappings/codex-eventmsg.yaml:1836",
     },
-    // mappings/codex-eventmsg.yaml:1837
+    // mappings/codex-eventmsg.yaml:1847
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -548,12 +548,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1859",
+          at: "mappings/codex-eventmsg.yaml:1870",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1859",
+      at: "mappings/codex-eventmsg.yaml:1870",
     },
-    // mappings/codex-eventmsg.yaml:1872
+    // mappings/codex-eventmsg.yaml:1883
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["file_change_approval"],
@@ -562,20 +562,20 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1886",
+          at: "mappings/codex-eventmsg.yaml:1897",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1886",
+      at: "mappings/codex-eventmsg.yaml:1897",
     },
-    // mappings/codex-eventmsg.yaml:1894
+    // mappings/codex-eventmsg.yaml:1905
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1904",
+      at: "mappings/codex-eventmsg.yaml:1915",
     },
-    // mappings/codex-eventmsg.yaml:1910
+    // mappings/codex-eventmsg.yaml:1921
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
@@ -584,32 +584,32 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => { const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))); return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP; })) : undefined) }) }),
-          at: "mappings/codex-eventmsg.yaml:1945",
+          at: "mappings/codex-eventmsg.yaml:1956",
         },
         {
           decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1962",
+          at: "mappings/codex-eventmsg.yaml:1973",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1945",
+      at: "mappings/codex-eventmsg.yaml:1956",
     },
-    // mappings/codex-eventmsg.yaml:1971
+    // mappings/codex-eventmsg.yaml:1982
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1981",
+      at: "mappings/codex-eventmsg.yaml:1992",
     },
-    // mappings/codex-eventmsg.yaml:2284
+    // mappings/codex-eventmsg.yaml:2297
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2303",
+      at: "mappings/codex-eventmsg.yaml:2316",
     },
     // mappings/opencode.yaml:988
     "opencode#permission-asked": {
