@@ -291,6 +291,11 @@ interface HeapSubject {
   contrast?: boolean;
   /** Feed one input line; return the number of canonical events it produced. */
   make(): { push(line: string): number; held(): unknown; release?(): void };
+  /**
+   * Fed one long session per template (its thread kept, started once and never closed; every copy more turns of
+   * it) instead of a thread per copy: what a per-session bound (the accumulator's retainTurns) is for.
+   */
+  oneSession?: boolean;
 }
 
 const heapSubjects: HeapSubject[] = [
@@ -307,6 +312,8 @@ const heapSubjects: HeapSubject[] = [
   ...[{ retainTurns: 50 }, {}].map((opts): HeapSubject => ({
     name: opts.retainTurns === undefined ? "accumulator (unlimited)" : `accumulator (retainTurns ${opts.retainTurns})`,
     contrast: opts.retainTurns === undefined,
+    // retainTurns bounds a session's turns (sessions are not retired: one accumulator per session)
+    oneSession: true,
     make() {
       const n = createNormalizer({ surface: "codex-app-server" });
       let a: ReturnType<typeof createAccumulator> | undefined = createAccumulator(opts);
@@ -369,9 +376,11 @@ function measureOwnHeap(subject: HeapSubject, checkpoint: number): { events: num
   for (let copy = 0; events < checkpoint; copy++) {
     const t = templates[copy % templates.length];
     const threadId = /"method":"thread\/started","params":\{"thread":\{"id":"([^"]+)"/.exec(t.join("\n"))?.[1];
-    const lines = threadId ? [...t, `{"method":"thread/closed","params":{"threadId":"${threadId}"}}`] : t;
+    const lines = subject.oneSession
+      ? (copy < templates.length ? t : t.filter((l) => !l.includes('"method":"thread/started"')))
+      : threadId ? [...t, `{"method":"thread/closed","params":{"threadId":"${threadId}"}}`] : t;
     for (const l of lines) {
-      events += s.push(l.replace(ID, (_, id) => `"${id}-${copy}"`));
+      events += s.push(l.replace(ID, (_, id) => (subject.oneSession && id === threadId ? `"${id}"` : `"${id}-${copy}"`)));
       if (events >= checkpoint) break;
     }
   }
