@@ -20,6 +20,20 @@ export interface Compiled {
   known: Record<Kind, Set<string>>;
   /** Per type/method: the first kind (in `kinds` order) that knows it. */
   kindOf: Map<string, Kind>;
+  /**
+   * The ignore counters' keys (`<ignore id>:<method>`), made once per pair: a message's method is a new string each
+   * time, and a counter keyed by a new string costs a hash and a lookup of its text on every ignored message.
+   */
+  ignoreKeys: Map<string, Map<string, string>>;
+}
+
+/** The counter key of an ignore entry for a method (made once: see Compiled.ignoreKeys). */
+export function ignoreKey(ct: Compiled, ignore: string, method: string): string {
+  let byMethod = ct.ignoreKeys.get(ignore);
+  if (!byMethod) ct.ignoreKeys.set(ignore, (byMethod = new Map()));
+  let key = byMethod.get(method);
+  if (key === undefined) byMethod.set(method, (key = `${ignore}:${method}`));
+  return key;
 }
 
 export const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
@@ -37,7 +51,7 @@ export function compileTable(t: SurfaceTable): Compiled {
   for (const k of kinds) known[k] = new Set([...rowsOf.get(k)!.keys(), ...ignoredOf.get(k)!.keys()]);
   const kindOf = new Map<string, Kind>();
   for (const k of kinds) for (const m of known[k]) if (!kindOf.has(m)) kindOf.set(m, k);
-  return { table: t, kinds, rowsOf, patternsOf, picksOf, ignoredOf, known, kindOf };
+  return { table: t, kinds, rowsOf, patternsOf, picksOf, ignoredOf, known, kindOf, ignoreKeys: new Map() };
 }
 
 /** JSON-RPC calls awaiting their response, per side (the response is classified by the call it answers). */

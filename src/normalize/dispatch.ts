@@ -8,7 +8,7 @@ import type { SessionSlots } from "../../generated/vars.gen.js";
 import type { Kind, Row } from "./table-types.js";
 import type { CanonicalEvent, Direction, DispatchOptions, NormalizerState } from "./state.js";
 import { ANSWERED_TWICE, emitRuntime, Scope, type MessageAt } from "./scope.js";
-import type { Compiled, Pending } from "./compiled.js";
+import { ignoreKey, type Compiled, type Pending } from "./compiled.js";
 import type { Partition } from "./sessions.js";
 import { MAX_SESSIONS } from "./sessions.js";
 
@@ -194,11 +194,11 @@ function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind
   const pick = rows && ct.picksOf.get(kind)?.get(method);
   if (run.tryRows(pick ? pick(at.message) : rows)) return;
   const ign = run.ignoredAt(ct.ignoredOf.get(kind)?.get(method), at.message);
-  if (ign) { bump(stats.ignored, `${ign}:${method}`); if (at.top) rt.outcome = "ignored"; return; }
+  if (ign) { bump(stats.ignored, ignoreKey(ct, ign, method)); if (at.top) rt.outcome = "ignored"; return; }
   for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && run.tryRows(rows)) return;
   if (kind === "response" || kind === "clientResponse") {
     const asked = run.ignoredAt(ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method), at.request);
-    if (asked) { bump(stats.ignored, `${asked}:${method}`); if (at.top) rt.outcome = "ignored"; return; }
+    if (asked) { bump(stats.ignored, ignoreKey(ct, asked, method)); if (at.top) rt.outcome = "ignored"; return; }
   }
   stats.unknown++;
   const what = byKind?.has(method) || ct.ignoredOf.get(kind)?.has(method)

@@ -121,10 +121,9 @@ export class Sessions<T = unknown> {
         this.bound();
       }
     }
-    for (const c of Array.isArray(r?.children) ? r.children : [r?.children]) {
-      const child = sessionKey(c);
-      if (child !== undefined && !this.byKey.has(child)) this.bind(child, p);
-    }
+    const children = r?.children;
+    if (Array.isArray(children)) for (const c of children) this.child(c, p);
+    else if (children !== undefined) this.child(children, p);
     if (r?.next) this.renewed = p;
     if (p !== this.current) {
       this.recency.delete(p);
@@ -132,6 +131,12 @@ export class Sessions<T = unknown> {
       this.current = p;
     }
     return p;
+  }
+
+  /** A child session id the message names joins its session (when the stream has not named it before). */
+  private child(c: unknown, p: Partition<T>): void {
+    const child = sessionKey(c);
+    if (child !== undefined && !this.byKey.has(child)) this.bind(child, p);
   }
 
   /** The bound: past MAX_SESSIONS partitions the least recently used one (never the current) is forgotten. */
