@@ -6,7 +6,7 @@
 //   d0a080105e66cb033b104b50873fff018889b939da8c03a58108fa0c78b0c633  schemas/upstream/cursor-sdk/1.0.32/InteractionUpdate.json
 //   d66df529aa2b9d153e6751e77f286f6149f603c66413c7bf40c7b8b011225543  schemas/upstream/cursor-sdk/1.0.32/RunStreamEvent.json
 //   37a0a899f4874d7dae6eb2d6b9681e99df619a73faef5ce1f0f68e47bbe8e715  schemas/upstream/cursor-sdk/1.0.32/SDKMessage.json
-// Mapping table mappings/cursor-sdk.yaml: sha256 083d4a14c2184cd7fef6613df656958cf0cb567ade89f6addd52d22746a11cde
+// Mapping table mappings/cursor-sdk.yaml: sha256 1f1e9cb3fe75d64a4377bd08b34cd35cdded4d1de7643a1ccd23be968b454605
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { UNSET, add, arr, clip, concat, elements, firstId, integerOf, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
@@ -283,7 +283,7 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.description), "", "strings", true))) : undefined),
+      title: (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.description), "", "strings", true) ?? text(stringOf(m.name), "", "strings", true))) : undefined),
       data: { name: m.name, args: m.args, truncated: m.truncated },
       toolName: s_tool?.name,
       input: m.args,
@@ -302,7 +302,7 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:421 — message tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-sdk.yaml:425 — message tool_call → item.started, content.delta, item.completed */
 function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(cx.vars.live.get((v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id)))) == null)) return false;
@@ -310,7 +310,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
   cx.ref(ID_item_close_2, m.call_id);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.name, m.args, m.result);
-  const s_toolTitle = (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.description), "", "strings", true))) : undefined);
+  const s_toolTitle = (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.description), "", "strings", true) ?? text(stringOf(m.name), "", "strings", true))) : undefined);
   if (!cx.wasOpen("item")) cx.setVarIn(cx.vars.seg, m.run_id, add(cx.vars.seg.get(m.run_id), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_tool = s_cursorSdkTool;
@@ -350,7 +350,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:499 — message task → tool.summary */
+/** mappings/cursor-sdk.yaml:503 — message task → tool.summary */
 function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.vars.live.get((cx.vars.run.get(m.run_id) ?? m.run_id)) == null && m.text != null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -358,7 +358,7 @@ function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:515 — message task → runtime.warning */
+/** mappings/cursor-sdk.yaml:519 — message task → runtime.warning */
 function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.vars.live.get((cx.vars.run.get(m.run_id) ?? m.run_id)) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -369,7 +369,7 @@ function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:531 — message usage → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:535 — message usage → thread.token-usage.updated */
 function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(cx.vars.live.get((v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id)))) == null)) return false;
@@ -385,7 +385,7 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:553 — runEvent result → turn.completed */
+/** mappings/cursor-sdk.yaml:557 — runEvent result → turn.completed */
 function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.agentId);
   cx.ref(ID_turn_close, (cx.vars.run.get(m.runId) ?? m.runId));
@@ -400,7 +400,7 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:585 — update user-message-appended → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:589 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, (v1 !== UNSET ? v1 : (v1 = (m.userMessage?.session_id ?? cx.vars.agent))));
@@ -420,7 +420,7 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:618 — update text-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:622 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -435,7 +435,7 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:654 — update thinking-completed → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:658 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET, v4: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -454,7 +454,7 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:684 — update thinking-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:688 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -469,7 +469,7 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:714 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
+/** mappings/cursor-sdk.yaml:718 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -486,7 +486,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.description), "", "strings", true))) : undefined),
+      title: (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.description), "", "strings", true) ?? text(stringOf(m.toolCall?.type), "", "strings", true))) : undefined),
       data: { name: m.toolCall?.type, args: m.toolCall?.args, modelCallId: m.modelCallId },
       toolName: s_tool?.name,
       input: m.toolCall?.args,
@@ -505,7 +505,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:776 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-sdk.yaml:780 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   if (!(m.toolCall?.type === "updateTodos")) return false;
@@ -541,7 +541,7 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:828 — update tool-call-completed → turn.started, item.started, item.completed */
+/** mappings/cursor-sdk.yaml:832 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -549,7 +549,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
-  const s_toolTitle = (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.description), "", "strings", true))) : undefined);
+  const s_toolTitle = (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.description), "", "strings", true) ?? text(stringOf(m.toolCall?.type), "", "strings", true))) : undefined);
   if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -593,7 +593,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:926 — update step-completed → item.completed */
+/** mappings/cursor-sdk.yaml:930 — update step-completed → item.completed */
 function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-completed">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET, v3: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -605,7 +605,7 @@ function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-com
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:961 — update shell-output-delta → content.delta, runtime.warning */
+/** mappings/cursor-sdk.yaml:965 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!((h_cursor.cursorShellCase(m.event, m) === "stdout" || h_cursor.cursorShellCase(m.event, m) === "stderr" || h_cursor.cursorShellCase(m.event, m) === "output"))) return false;
@@ -630,7 +630,7 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1014 — update summary-started → turn.started, item.started */
+/** mappings/cursor-sdk.yaml:1018 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -643,7 +643,7 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1036 — update summary → turn.started, item.started, item.updated, tool.summary */
+/** mappings/cursor-sdk.yaml:1040 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -658,7 +658,7 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1069 — update summary-completed → item.completed */
+/** mappings/cursor-sdk.yaml:1073 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -672,7 +672,7 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1093 — update turn-ended → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:1097 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   if (!(cx.vars.streamed.get((cx.vars.tk ?? "none")) != null)) return false;
   cx.ref(ID_thread_use_3, cx.vars.agent);
@@ -687,7 +687,7 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1124 — update turn-ended → thread.token-usage.updated, turn.completed */
+/** mappings/cursor-sdk.yaml:1128 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.vars.agent);
   cx.ref(ID_turn_close, (cx.vars.tk ?? joinKey("live", (cx.vars.nturn ?? 0))));
@@ -705,7 +705,7 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1165 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1169 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
   cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.vars.agent, text: m.turn?.userMessage?.text } });
@@ -716,7 +716,7 @@ function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "t
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1190 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1194 — conversation agentConversationTurn */
 function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
@@ -725,7 +725,7 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1212 — conversation shellConversationTurn */
+/** mappings/cursor-sdk.yaml:1216 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   cx.setVar("restored", add(cx.vars.restored, 1));
   cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", cx.vars.restored), modelCallId: joinKey("restored", cx.vars.restored), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
@@ -733,20 +733,20 @@ function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1239 — conversationStep assistantMessage */
+/** mappings/cursor-sdk.yaml:1243 — conversationStep assistantMessage */
 function r_conversation_step_text(m: View<Member<ConversationStepMessage, "type", "assistantMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "text-delta", text: m.message?.text });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1254 — conversationStep thinkingMessage */
+/** mappings/cursor-sdk.yaml:1258 — conversationStep thinkingMessage */
 function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "type", "thinkingMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "thinking-delta", text: m.message?.text });
   cx.delegate("cursor-sdk", { type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1271 — conversationStep toolCall */
+/** mappings/cursor-sdk.yaml:1275 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   cx.setVar("restored", add(cx.vars.restored, 1));
@@ -771,31 +771,31 @@ const ROW_assistant: Row = { rule: "cursor-sdk#assistant", line: 300, run: r_ass
 const ROW_thinking_completed: Row = { rule: "cursor-sdk#thinking-completed", line: 327, run: r_thinking_completed };
 const ROW_thinking_delta: Row = { rule: "cursor-sdk#thinking-delta", line: 350, run: r_thinking_delta };
 const ROW_tool_call_running: Row = { rule: "cursor-sdk#tool-call-running", line: 372, run: r_tool_call_running };
-const ROW_tool_call_ended: Row = { rule: "cursor-sdk#tool-call-ended", line: 421, run: r_tool_call_ended };
-const ROW_task: Row = { rule: "cursor-sdk#task", line: 499, run: r_task };
-const ROW_task_status: Row = { rule: "cursor-sdk#task-status", line: 515, run: r_task_status };
-const ROW_usage: Row = { rule: "cursor-sdk#usage", line: 531, run: r_usage };
-const ROW_run_result: Row = { rule: "cursor-sdk#run-result", line: 553, run: r_run_result };
-const ROW_update_user: Row = { rule: "cursor-sdk#update-user", line: 585, run: r_update_user };
-const ROW_update_text: Row = { rule: "cursor-sdk#update-text", line: 618, run: r_update_text };
-const ROW_update_thinking_completed: Row = { rule: "cursor-sdk#update-thinking-completed", line: 654, run: r_update_thinking_completed };
-const ROW_update_thinking: Row = { rule: "cursor-sdk#update-thinking", line: 684, run: r_update_thinking };
-const ROW_update_tool_call_running: Row = { rule: "cursor-sdk#update-tool-call-running", line: 714, run: r_update_tool_call_running };
-const ROW_update_todos_completed: Row = { rule: "cursor-sdk#update-todos-completed", line: 776, run: r_update_todos_completed };
-const ROW_update_tool_call_completed: Row = { rule: "cursor-sdk#update-tool-call-completed", line: 828, run: r_update_tool_call_completed };
-const ROW_update_step_completed: Row = { rule: "cursor-sdk#update-step-completed", line: 926, run: r_update_step_completed };
-const ROW_update_shell_output: Row = { rule: "cursor-sdk#update-shell-output", line: 961, run: r_update_shell_output };
-const ROW_update_summary_started: Row = { rule: "cursor-sdk#update-summary-started", line: 1014, run: r_update_summary_started };
-const ROW_update_summary: Row = { rule: "cursor-sdk#update-summary", line: 1036, run: r_update_summary };
-const ROW_update_summary_completed: Row = { rule: "cursor-sdk#update-summary-completed", line: 1069, run: r_update_summary_completed };
-const ROW_update_turn_ended_in_run: Row = { rule: "cursor-sdk#update-turn-ended-in-run", line: 1093, run: r_update_turn_ended_in_run };
-const ROW_update_turn_ended: Row = { rule: "cursor-sdk#update-turn-ended", line: 1124, run: r_update_turn_ended };
-const ROW_conversation_agent_turn_prompt: Row = { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1165, run: r_conversation_agent_turn_prompt };
-const ROW_conversation_agent_turn: Row = { rule: "cursor-sdk#conversation-agent-turn", line: 1190, run: r_conversation_agent_turn };
-const ROW_conversation_shell_turn: Row = { rule: "cursor-sdk#conversation-shell-turn", line: 1212, run: r_conversation_shell_turn };
-const ROW_conversation_step_text: Row = { rule: "cursor-sdk#conversation-step-text", line: 1239, run: r_conversation_step_text };
-const ROW_conversation_step_thinking: Row = { rule: "cursor-sdk#conversation-step-thinking", line: 1254, run: r_conversation_step_thinking };
-const ROW_conversation_step_tool_call: Row = { rule: "cursor-sdk#conversation-step-tool-call", line: 1271, run: r_conversation_step_tool_call };
+const ROW_tool_call_ended: Row = { rule: "cursor-sdk#tool-call-ended", line: 425, run: r_tool_call_ended };
+const ROW_task: Row = { rule: "cursor-sdk#task", line: 503, run: r_task };
+const ROW_task_status: Row = { rule: "cursor-sdk#task-status", line: 519, run: r_task_status };
+const ROW_usage: Row = { rule: "cursor-sdk#usage", line: 535, run: r_usage };
+const ROW_run_result: Row = { rule: "cursor-sdk#run-result", line: 557, run: r_run_result };
+const ROW_update_user: Row = { rule: "cursor-sdk#update-user", line: 589, run: r_update_user };
+const ROW_update_text: Row = { rule: "cursor-sdk#update-text", line: 622, run: r_update_text };
+const ROW_update_thinking_completed: Row = { rule: "cursor-sdk#update-thinking-completed", line: 658, run: r_update_thinking_completed };
+const ROW_update_thinking: Row = { rule: "cursor-sdk#update-thinking", line: 688, run: r_update_thinking };
+const ROW_update_tool_call_running: Row = { rule: "cursor-sdk#update-tool-call-running", line: 718, run: r_update_tool_call_running };
+const ROW_update_todos_completed: Row = { rule: "cursor-sdk#update-todos-completed", line: 780, run: r_update_todos_completed };
+const ROW_update_tool_call_completed: Row = { rule: "cursor-sdk#update-tool-call-completed", line: 832, run: r_update_tool_call_completed };
+const ROW_update_step_completed: Row = { rule: "cursor-sdk#update-step-completed", line: 930, run: r_update_step_completed };
+const ROW_update_shell_output: Row = { rule: "cursor-sdk#update-shell-output", line: 965, run: r_update_shell_output };
+const ROW_update_summary_started: Row = { rule: "cursor-sdk#update-summary-started", line: 1018, run: r_update_summary_started };
+const ROW_update_summary: Row = { rule: "cursor-sdk#update-summary", line: 1040, run: r_update_summary };
+const ROW_update_summary_completed: Row = { rule: "cursor-sdk#update-summary-completed", line: 1073, run: r_update_summary_completed };
+const ROW_update_turn_ended_in_run: Row = { rule: "cursor-sdk#update-turn-ended-in-run", line: 1097, run: r_update_turn_ended_in_run };
+const ROW_update_turn_ended: Row = { rule: "cursor-sdk#update-turn-ended", line: 1128, run: r_update_turn_ended };
+const ROW_conversation_agent_turn_prompt: Row = { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1169, run: r_conversation_agent_turn_prompt };
+const ROW_conversation_agent_turn: Row = { rule: "cursor-sdk#conversation-agent-turn", line: 1194, run: r_conversation_agent_turn };
+const ROW_conversation_shell_turn: Row = { rule: "cursor-sdk#conversation-shell-turn", line: 1216, run: r_conversation_shell_turn };
+const ROW_conversation_step_text: Row = { rule: "cursor-sdk#conversation-step-text", line: 1243, run: r_conversation_step_text };
+const ROW_conversation_step_thinking: Row = { rule: "cursor-sdk#conversation-step-thinking", line: 1258, run: r_conversation_step_thinking };
+const ROW_conversation_step_tool_call: Row = { rule: "cursor-sdk#conversation-step-tool-call", line: 1275, run: r_conversation_step_tool_call };
 const PICK_MESSAGE_STATUS_1: readonly Row[] = [ROW_status_running, ROW_status_other];
 const PICK_MESSAGE_STATUS_2: readonly Row[] = [ROW_status_running, ROW_status_other];
 const PICK_MESSAGE_STATUS_3: readonly Row[] = [ROW_status_finished, ROW_status_other];
@@ -912,14 +912,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1295)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1298)",
-    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1301)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1307)",
-    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1310)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1313)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1316)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1319)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1299)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1302)",
+    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1305)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1311)",
+    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1314)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1317)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1320)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (as the SDK's case, or the one key of an event serialized otherwise) (mappings/cursor-sdk.yaml:1323)",
   },
   ignoreWhen: {
     "cursor-sdk#ignored-message-3": (m: JsonView, cx: { readonly vars: SessionSlots }) => m?.run_id != null && cx.vars.live.get((cx.vars.run.get(m?.run_id) ?? m?.run_id)) != null,
