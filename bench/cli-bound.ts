@@ -3,7 +3,8 @@
  * against JSON.parse + JSON.stringify of the same lines), what writing agentnorm's output alone costs: JSON.parse of
  * every line plus serializeEvent of the events made for it beforehand (untimed), as if the mapping cost nothing.
  * Prints, per surface, the floor, that bound and the whole job (each ÷ the floor), and the output's bytes over the
- * input's: where the bound alone is past a target, no mapping reaches it with this output. Median of five rounds; a
+ * input's: where the bound alone is past a target, no mapping reaches it with this output. Then the whole job as
+ * `agentnorm normalize --no-raw` does it (no raw.payload), and its bytes. Median of five rounds; a
  * tool, not a figure.
  */
 import { fileURLToPath } from "node:url";
@@ -43,9 +44,16 @@ for (const surface of surfaces) {
     let out = "";
     for (const l of input) for (const e of shareRawPayloads(n.pushLine(l, { lineNumber: ++k }))) out += serializeEvent(e) + "\n";
     const whole = performance.now() - t;
-    rounds.push([floor, bound, whole, floorOut.length, boundOut.length, out.length]);
+    // the same job as `agentnorm normalize --no-raw` (raw.source/method/rule stay, no raw.payload)
+    t = performance.now();
+    const lean = createNormalizer({ surface, includeRaw: false });
+    k = 0;
+    let leanOut = "";
+    for (const l of input) for (const e of lean.pushLine(l, { lineNumber: ++k })) leanOut += serializeEvent(e) + "\n";
+    const noRaw = performance.now() - t;
+    rounds.push([floor, bound, whole, floorOut.length, boundOut.length, out.length, noRaw, leanOut.length]);
   }
   const med = (i: number) => rounds.map((r) => r[i]).sort((a, b) => a - b)[2];
   const f = med(0);
-  process.stdout.write(`${surface.padEnd(18)} floor ${f.toFixed(0).padStart(5)} ms   output alone ${(med(1) / f).toFixed(2).padStart(5)}×   whole job ${(med(2) / f).toFixed(2).padStart(5)}×   output bytes ÷ input bytes ${(med(5) / med(3)).toFixed(1)}\n`);
+  process.stdout.write(`${surface.padEnd(18)} floor ${f.toFixed(0).padStart(5)} ms   output alone ${(med(1) / f).toFixed(2).padStart(5)}×   whole job ${(med(2) / f).toFixed(2).padStart(5)}×   output bytes ÷ input bytes ${(med(5) / med(3)).toFixed(1)}   --no-raw: whole job ${(med(6) / f).toFixed(2).padStart(5)}×, bytes ${(med(7) / med(3)).toFixed(1)}\n`);
 }
