@@ -10,12 +10,8 @@ import { VarStore } from "../src/normalize/var-store.js";
 import { concat, json } from "../src/normalize/row-util.js";
 import { createNormalizer } from "../src/index.js";
 import { loadGenerator } from "./generator/gen.js";
+import { rng } from "./support/secret-classes.js";
 
-/** A small deterministic generator (the cases are the same on every run). */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
 
 const PIECES = ["{", "}", "[", "]", '"', "\\", '\\"', "a", "1", ",", ":", " ", "\n", "\u00a0", "\\u00", "null", '"k":', "true"];
 

@@ -390,12 +390,14 @@ export class Scope implements RowContext {
   /** Set a keyed variable's value at `key` (the rest of its key: one part, or the parts joined with ":"). */
   setVarIn(store: VarStore, key: unknown, value: unknown): void {
     const k = store.set(key, value);
-    const vars = this.rt.vars;
-    if (vars.heldCount !== 0 && value !== null && value !== undefined) this.releasing(vars.release(`${store.name}:${k}`));
+    if (value !== null && value !== undefined) this.setIn(store, k);
   }
   /** `setVarIn(store, key, concat(store.get(key), ...parts))`, with the text kept ready for `$json` (VarStore.append). */
   appendVarIn(store: VarStore, key: unknown, ...parts: unknown[]): void {
-    const k = store.append(key, ...parts);
+    this.setIn(store, store.append(key, ...parts));
+  }
+  /** A keyed variable was set at `k` (the key as its store holds it): the messages held for it run after the row. */
+  private setIn(store: VarStore, k: string): void {
     const vars = this.rt.vars;
     if (vars.heldCount !== 0) this.releasing(vars.release(`${store.name}:${k}`));
   }
