@@ -357,21 +357,21 @@ export const ANSWERS: AnswerTables = {
       cases: [...SET_claude_sdk_dialog],
       at: "mappings/claude-sdk.yaml:2740",
     },
-    // mappings/codex-app-server.yaml:1047
+    // mappings/codex-app-server.yaml:1043
     "codex-app-server#command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["command_execution_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1061",
+      at: "mappings/codex-app-server.yaml:1057",
     },
-    // mappings/codex-app-server.yaml:1067
+    // mappings/codex-app-server.yaml:1063
     "codex-app-server#file-change-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["file_change_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1081",
+      at: "mappings/codex-app-server.yaml:1077",
     },
-    // mappings/codex-app-server.yaml:1087
+    // mappings/codex-app-server.yaml:1083
     "codex-app-server#tool-request-user-input": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["tool_user_input"],
@@ -380,18 +380,18 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["result"],
           body: (a) => compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => { const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))); return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP; })) : undefined) }),
-          at: "mappings/codex-app-server.yaml:1127",
+          at: "mappings/codex-app-server.yaml:1123",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ answers: {} }),
-          at: "mappings/codex-app-server.yaml:1140",
+          at: "mappings/codex-app-server.yaml:1136",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1127",
+      at: "mappings/codex-app-server.yaml:1123",
     },
-    // mappings/codex-app-server.yaml:1154
+    // mappings/codex-app-server.yaml:1150
     "codex-app-server#mcp-elicitation-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -401,30 +401,30 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1167",
+          at: "mappings/codex-app-server.yaml:1163",
         },
         {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ action: "accept", content: {} }),
-          at: "mappings/codex-app-server.yaml:1170",
+          at: "mappings/codex-app-server.yaml:1166",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/codex-app-server.yaml:1172",
+          at: "mappings/codex-app-server.yaml:1168",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/codex-app-server.yaml:1174",
+          at: "mappings/codex-app-server.yaml:1170",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1167",
+      at: "mappings/codex-app-server.yaml:1163",
     },
-    // mappings/codex-app-server.yaml:1181
+    // mappings/codex-app-server.yaml:1177
     "codex-app-server#permissions-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -433,24 +433,24 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "turn" }),
-          at: "mappings/codex-app-server.yaml:1195",
+          at: "mappings/codex-app-server.yaml:1191",
         },
         {
           decisions: ["allow_always"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "session" }),
-          at: "mappings/codex-app-server.yaml:1197",
+          at: "mappings/codex-app-server.yaml:1193",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ permissions: {} }),
-          at: "mappings/codex-app-server.yaml:1199",
+          at: "mappings/codex-app-server.yaml:1195",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1195",
+      at: "mappings/codex-app-server.yaml:1191",
     },
-    // mappings/codex-app-server.yaml:1206
+    // mappings/codex-app-server.yaml:1202
     "codex-app-server#dynamic-tool-call-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["dynamic_tool_call"],
@@ -460,24 +460,24 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1220",
+          at: "mappings/codex-app-server.yaml:1216",
         },
         {
           decisions: ["completed"],
           via: ["result"],
           body: (a) => compact({ success: true, contentItems: ((typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined) ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1223",
+          at: "mappings/codex-app-server.yaml:1219",
         },
         {
           decisions: ["failed"],
           via: ["result"],
           body: (a) => compact({ success: false, contentItems: ((typeOf(a.reply?.message) === "string" ? [compact({ type: "inputText", text: a.reply?.message })] : undefined) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1227",
+          at: "mappings/codex-app-server.yaml:1223",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1220",
+      at: "mappings/codex-app-server.yaml:1216",
     },
-    // mappings/codex-app-server.yaml:1236
+    // mappings/codex-app-server.yaml:1232
     "codex-app-server#auth-tokens-refresh-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["auth_tokens_refresh"],
@@ -487,45 +487,45 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1249",
+          at: "mappings/codex-app-server.yaml:1245",
         },
         {
           decisions: ["completed"],
           fail: { code: "incomplete_request", message: "a auth_tokens_refresh answer needs the provider's result object (reply.result)" },
-          at: "mappings/codex-app-server.yaml:1252",
+          at: "mappings/codex-app-server.yaml:1248",
         },
         {
           decisions: ["failed"],
           via: ["error"],
           body: (a) => compact({ code: -32000, message: (text(a.reply?.message, "", "strings", true) ?? "auth_tokens_refresh failed") }),
-          at: "mappings/codex-app-server.yaml:1254",
+          at: "mappings/codex-app-server.yaml:1250",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1249",
+      at: "mappings/codex-app-server.yaml:1245",
     },
-    // mappings/codex-app-server.yaml:1262
+    // mappings/codex-app-server.yaml:1258
     "codex-app-server#attestation-generate-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
       none: "the answer is an attestation token (a credential) that only the client can make",
       cases: [],
-      at: "mappings/codex-app-server.yaml:1273",
+      at: "mappings/codex-app-server.yaml:1269",
     },
-    // mappings/codex-app-server.yaml:1280
+    // mappings/codex-app-server.yaml:1276
     "codex-app-server#apply-patch-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["file_change_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1294",
+      at: "mappings/codex-app-server.yaml:1290",
     },
-    // mappings/codex-app-server.yaml:1300
+    // mappings/codex-app-server.yaml:1296
     "codex-app-server#exec-command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["command_execution_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1322",
+      at: "mappings/codex-app-server.yaml:1317",
     },
-    // mappings/codex-eventmsg.yaml:1811
+    // mappings/codex-eventmsg.yaml:1806
     "codex-eventmsg#exec-approval-request-subcommand": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -534,12 +534,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1836",
+          at: "mappings/codex-eventmsg.yaml:1830",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1836",
+      at: "mappings/codex-eventmsg.yaml:1830",
     },
-    // mappings/codex-eventmsg.yaml:1847
+    // mappings/codex-eventmsg.yaml:1841
     "codex-eventmsg#exec-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["command_execution_approval"],
@@ -548,12 +548,12 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "exec_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1870",
+          at: "mappings/codex-eventmsg.yaml:1863",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1870",
+      at: "mappings/codex-eventmsg.yaml:1863",
     },
-    // mappings/codex-eventmsg.yaml:1883
+    // mappings/codex-eventmsg.yaml:1876
     "codex-eventmsg#apply-patch-approval-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["file_change_approval"],
@@ -562,20 +562,20 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "patch_approval", id: a.requestId, decision: a.choice }),
-          at: "mappings/codex-eventmsg.yaml:1897",
+          at: "mappings/codex-eventmsg.yaml:1890",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1897",
+      at: "mappings/codex-eventmsg.yaml:1890",
     },
-    // mappings/codex-eventmsg.yaml:1905
+    // mappings/codex-eventmsg.yaml:1898
     "codex-eventmsg#request-permissions": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that grants permissions is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1915",
+      at: "mappings/codex-eventmsg.yaml:1908",
     },
-    // mappings/codex-eventmsg.yaml:1921
+    // mappings/codex-eventmsg.yaml:1914
     "codex-eventmsg#request-user-input": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["tool_user_input"],
@@ -584,32 +584,32 @@ export const ANSWERS: AnswerTables = {
           decisions: ["answered"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => { const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))); return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP; })) : undefined) }) }),
-          at: "mappings/codex-eventmsg.yaml:1956",
+          at: "mappings/codex-eventmsg.yaml:1949",
         },
         {
           decisions: ["cancelled"],
           via: ["submission"],
           body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: {} }) }),
-          at: "mappings/codex-eventmsg.yaml:1973",
+          at: "mappings/codex-eventmsg.yaml:1966",
         },
       ],
-      at: "mappings/codex-eventmsg.yaml:1956",
+      at: "mappings/codex-eventmsg.yaml:1949",
     },
-    // mappings/codex-eventmsg.yaml:1982
+    // mappings/codex-eventmsg.yaml:1975
     "codex-eventmsg#elicitation-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["unknown"],
       none: "the Op that resolves an MCP elicitation is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:1992",
+      at: "mappings/codex-eventmsg.yaml:1985",
     },
-    // mappings/codex-eventmsg.yaml:2297
+    // mappings/codex-eventmsg.yaml:2288
     "codex-eventmsg#dynamic-tool-call-request": {
       surface: "codex-eventmsg", provider: "codex", source: "codex.eventmsg",
       requestTypes: ["dynamic_tool_call"],
       none: "the Op that returns a dynamic tool's output is not in the pinned schema (EventMsg lists events, not Ops)",
       cases: [],
-      at: "mappings/codex-eventmsg.yaml:2316",
+      at: "mappings/codex-eventmsg.yaml:2307",
     },
     // mappings/opencode.yaml:988
     "opencode#permission-asked": {

@@ -240,3 +240,23 @@ describe("codex-eventmsg: collab", () => {
     expect(new Set(out.filter((e) => e.raw?.rule?.includes("collab")).map((e) => e.threadId)).size).toBe(1);
   });
 });
+
+describe("Codex command titles", () => {
+  // An argv with no string in it says nothing to title the command by: no title (not an empty one), no command.
+  const cases: [string, (cmd: unknown) => unknown[]][] = [
+    ["codex-eventmsg", (cmd) => [sub("u1", { type: "item_started", thread_id: "t1", turn_id: "u1", started_at_ms: 1, item: { type: "CommandExecution", id: "c1", command: cmd, cwd: "/w" } })]],
+    ["codex-eventmsg", (cmd) => [sub("u1", { type: "exec_command_begin", call_id: "c1", turn_id: "u1", command: cmd, cwd: "/w", parsed_cmd: [] })]],
+    ["codex-rollout", (cmd) => [{ timestamp: "2026-01-01T00:00:00.000Z", type: "response_item", payload: { type: "local_shell_call", call_id: "c1", status: "in_progress", action: { type: "exec", command: cmd, working_directory: "/w" } } }]],
+  ];
+  for (const [surface, messages] of cases) {
+    it(`${surface}: ${JSON.stringify(messages([])[0]).slice(0, 60)}…`, () => {
+      for (const [cmd, title] of [[[], undefined], [[1, null], undefined], [["ls", "-la"], "ls -la"], [[""], "''"]] as const) {
+        const n = createNormalizer({ surface, ids: counterIds(), clock: steppingClock() });
+        const started = messages(cmd).flatMap((m) => n.push(m)).filter((e) => e.type === "item.started");
+        expect(started, JSON.stringify(cmd)).toHaveLength(1);
+        expect(P(started[0]).title, JSON.stringify(cmd)).toBe(title);
+        expect("title" in P(started[0]), JSON.stringify(cmd)).toBe(title !== undefined);
+      }
+    });
+  }
+});

@@ -18,7 +18,7 @@
 //   62ad689c2cb6379913c1d72749cfd8de5089d35760214123518eb92eef11acc9  schemas/upstream/codex-app-server/0.171.0/v1/InitializeResponse.json
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
-// Mapping table mappings/codex-app-server.yaml: sha256 b1d26d362ce84f360db8fdcda680e863ec2a27d32ef709f4f96b057b3e5dd676
+// Mapping table mappings/codex-app-server.yaml: sha256 7105c90ef78c7099bdfda9d9831ac79fab5e1b5254f5ba51cac0e51b949785a4
 import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import { add, arr, clip, concat, elements, entries, firstId, integerOf, joinKey, json, type JsonView, mapObjects, numberOf, objectOf, objects, shellLine, SKIP, str, stringOf, strings, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -465,7 +465,7 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.params?.item?.type),
     status: map_itemStatus(m.params?.item?.status, "inProgress"),
-    title: (clip(shellLine(m.params?.item?.command)) ?? (typeOf(m.params?.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
+    title: (clip(shellLine(m.params?.item?.command)) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
     data: m.params?.item,
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
@@ -484,7 +484,7 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:599 — notification item/completed → item.updated */
+/** mappings/codex-app-server.yaml:598 — notification item/completed → item.updated */
 function r_item_completed_in_progress(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.status === "inProgress")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -511,7 +511,7 @@ function r_item_completed_in_progress(m: View<Member<Notification, "method", "it
   return true;
 }
 
-/** mappings/codex-app-server.yaml:632 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:631 — notification item/completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "agentMessage")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -521,14 +521,14 @@ function r_item_completed_agent_message(m: View<Member<Notification, "method", "
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
     status: "completed",
-    title: (clip(shellLine(m.params?.item?.command)) ?? (typeOf(m.params?.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
+    title: (clip(shellLine(m.params?.item?.command)) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
     data: m.params?.item,
     text: m.params?.item?.text,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:671 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:669 — notification item/completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "reasoning")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -545,7 +545,7 @@ function r_item_completed_reasoning(m: View<Member<Notification, "method", "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:702 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:700 — notification item/completed → item.completed */
 function r_item_completed_plan(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -561,7 +561,7 @@ function r_item_completed_plan(m: View<Member<Notification, "method", "item/comp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:725 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:723 — notification item/completed → item.completed */
 function r_item_completed_command_execution(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "commandExecution")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -571,7 +571,7 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "command_execution",
     status: map_itemStatus(m.params?.item?.status),
-    title: (clip(shellLine(m.params?.item?.command)) ?? (typeOf(m.params?.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
+    title: (clip(shellLine(m.params?.item?.command)) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
     data: m.params?.item,
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
@@ -582,7 +582,7 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:764 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:761 — notification item/completed → item.completed */
 function r_item_completed(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -590,7 +590,7 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_itemType(m.params?.item?.type),
     status: map_itemStatus(m.params?.item?.status, "completed"),
-    title: (clip(shellLine(m.params?.item?.command)) ?? (typeOf(m.params?.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
+    title: (clip(shellLine(m.params?.item?.command)) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
     data: m.params?.item,
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
@@ -609,7 +609,7 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:818 — notification item/autoApprovalReview/started → item.updated */
+/** mappings/codex-app-server.yaml:814 — notification item/autoApprovalReview/started → item.updated */
 function r_item_auto_approval_review_started(m: View<Member<Notification, "method", "item/autoApprovalReview/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -621,7 +621,7 @@ function r_item_auto_approval_review_started(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:834 — notification item/autoApprovalReview/completed → item.updated */
+/** mappings/codex-app-server.yaml:830 — notification item/autoApprovalReview/completed → item.updated */
 function r_item_auto_approval_review_completed(m: View<Member<Notification, "method", "item/autoApprovalReview/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -640,7 +640,7 @@ function r_item_auto_approval_review_completed(m: View<Member<Notification, "met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:851 — notification item/agentMessage/delta → content.delta */
+/** mappings/codex-app-server.yaml:847 — notification item/agentMessage/delta → content.delta */
 function r_item_agent_message_delta(m: View<Member<Notification, "method", "item/agentMessage/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -649,7 +649,7 @@ function r_item_agent_message_delta(m: View<Member<Notification, "method", "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:866 — notification item/plan/delta → content.delta */
+/** mappings/codex-app-server.yaml:862 — notification item/plan/delta → content.delta */
 function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -658,7 +658,7 @@ function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/del
   return true;
 }
 
-/** mappings/codex-app-server.yaml:881 — notification item/commandExecution/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:877 — notification item/commandExecution/outputDelta → content.delta */
 function r_item_command_execution_output_delta(m: View<Member<Notification, "method", "item/commandExecution/outputDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -667,7 +667,7 @@ function r_item_command_execution_output_delta(m: View<Member<Notification, "met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:896 — notification item/commandExecution/terminalInteraction → item.updated */
+/** mappings/codex-app-server.yaml:892 — notification item/commandExecution/terminalInteraction → item.updated */
 function r_item_command_execution_terminal_interaction(m: View<Member<Notification, "method", "item/commandExecution/terminalInteraction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -679,7 +679,7 @@ function r_item_command_execution_terminal_interaction(m: View<Member<Notificati
   return true;
 }
 
-/** mappings/codex-app-server.yaml:912 — notification item/fileChange/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:908 — notification item/fileChange/outputDelta → content.delta */
 function r_item_file_change_output_delta(m: View<Member<Notification, "method", "item/fileChange/outputDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -688,7 +688,7 @@ function r_item_file_change_output_delta(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:949 — notification item/fileChange/patchUpdated → item.updated */
+/** mappings/codex-app-server.yaml:945 — notification item/fileChange/patchUpdated → item.updated */
 function r_item_file_change_patch_updated(m: View<Member<Notification, "method", "item/fileChange/patchUpdated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -697,7 +697,7 @@ function r_item_file_change_patch_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:964 — notification item/reasoning/summaryTextDelta → content.delta */
+/** mappings/codex-app-server.yaml:960 — notification item/reasoning/summaryTextDelta → content.delta */
 function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "method", "item/reasoning/summaryTextDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -710,7 +710,7 @@ function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:980 — notification item/reasoning/summaryPartAdded → item.updated */
+/** mappings/codex-app-server.yaml:976 — notification item/reasoning/summaryPartAdded → item.updated */
 function r_item_reasoning_summary_part_added(m: View<Member<Notification, "method", "item/reasoning/summaryPartAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -719,7 +719,7 @@ function r_item_reasoning_summary_part_added(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:995 — notification item/reasoning/textDelta → content.delta */
+/** mappings/codex-app-server.yaml:991 — notification item/reasoning/textDelta → content.delta */
 function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "item/reasoning/textDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -728,7 +728,7 @@ function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "ite
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1011 — notification item/mcpToolCall/progress → tool.progress */
+/** mappings/codex-app-server.yaml:1007 — notification item/mcpToolCall/progress → tool.progress */
 function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "item/mcpToolCall/progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -737,7 +737,7 @@ function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "i
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1028 — notification serverRequest/resolved → request.resolved */
+/** mappings/codex-app-server.yaml:1024 — notification serverRequest/resolved → request.resolved */
 function r_server_request_resolved(m: View<Member<Notification, "method", "serverRequest/resolved">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_request_close, m.params?.requestId);
@@ -745,7 +745,7 @@ function r_server_request_resolved(m: View<Member<Notification, "method", "serve
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1047 — request item/commandExecution/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1043 — request item/commandExecution/requestApproval → request.opened */
 function r_command_approval_request(m: View<Member<ServerRequestMessage, "method", "item/commandExecution/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -760,7 +760,7 @@ function r_command_approval_request(m: View<Member<ServerRequestMessage, "method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1067 — request item/fileChange/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1063 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "method", "item/fileChange/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -775,7 +775,7 @@ function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1087 — request item/tool/requestUserInput → user-input.requested, request.opened */
+/** mappings/codex-app-server.yaml:1083 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method", "item/tool/requestUserInput">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -787,7 +787,7 @@ function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1154 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1150 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method", "mcpServer/elicitation/request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -796,7 +796,7 @@ function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1181 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1177 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "method", "item/permissions/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -806,7 +806,7 @@ function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1206 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1202 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "method", "item/tool/call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -816,21 +816,21 @@ function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1236 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1232 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: View<Member<ServerRequestMessage, "method", "account/chatgptAuthTokens/refresh">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "auth_tokens_refresh", detail: m.params?.reason, args: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1262 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1258 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: View<Member<ServerRequestMessage, "method", "attestation/generate">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "attestation" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1280 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1276 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "method", "applyPatchApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
@@ -844,21 +844,21 @@ function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1300 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1296 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "method", "execCommandApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", {
     requestType: "command_execution_approval",
     providerRequestType: "execCommandApproval",
-    detail: (clip(shellLine(m.params?.command)) ?? (typeOf(m.params?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.params as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m.params as JsonView)?.server) != null && stringOf((m.params as JsonView)?.tool) != null ? concat((m.params as JsonView)?.server, ".", (m.params as JsonView)?.tool) : undefined) ?? stringOf((m.params as JsonView)?.tool) ?? clip(stringOf((m.params as JsonView)?.query)) ?? clip(stringOf((m.params as JsonView)?.path))),
+    detail: (clip(shellLine(m.params?.command)) ?? clip(text(objects((m.params as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m.params as JsonView)?.server) != null && stringOf((m.params as JsonView)?.tool) != null ? concat((m.params as JsonView)?.server, ".", (m.params as JsonView)?.tool) : undefined) ?? stringOf((m.params as JsonView)?.tool) ?? clip(stringOf((m.params as JsonView)?.query)) ?? clip(stringOf((m.params as JsonView)?.path))),
     args: m.params,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1330 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1325 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -870,7 +870,7 @@ function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1368 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1363 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -885,7 +885,7 @@ function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1394 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1389 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -900,7 +900,7 @@ function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1416 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1411 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -919,7 +919,7 @@ function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowCon
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1469 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1464 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -933,7 +933,7 @@ function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1490 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1485 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -944,7 +944,7 @@ function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1511 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1506 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -958,7 +958,7 @@ function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1537 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1532 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -970,7 +970,7 @@ function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1558 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1553 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -978,7 +978,7 @@ function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1576 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1571 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -992,7 +992,7 @@ function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1597 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1592 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -1006,7 +1006,7 @@ function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1619 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1614 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.oauth.completed", {
@@ -1017,20 +1017,20 @@ function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1632 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1627 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: View<Member<Notification, "method", "mcpServer/startupStatus/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.status.updated", { status: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1644 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1639 — notification account/updated → account.updated */
 function r_account_updated(m: View<Member<Notification, "method", "account/updated">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1656 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1651 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", "account/gatewayOAuth/changed">>, cx: RowContext): boolean {
   cx.emit("auth.status", {
     isAuthenticating: map_gatewayOAuthAuthenticating(m.params?.status),
@@ -1039,19 +1039,19 @@ function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1672 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1667 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: View<Member<Notification, "method", "account/rateLimits/updated">>, cx: RowContext): boolean {
   cx.emit("account.rate-limits.updated", { rateLimits: m.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1684 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1679 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: View<Member<Notification, "method", "account/login/completed">>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false, error: text(m.params?.error, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1700 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1695 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: View<Member<Notification, "method", "modelProvider/authRecoveryStarted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1059,7 +1059,7 @@ function r_model_provider_auth_recovery_started(m: View<Member<Notification, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1714 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1709 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "method", "modelProvider/authRecoveryCompleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1067,7 +1067,7 @@ function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1729 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1724 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1075,7 +1075,7 @@ function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1745 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1740 — notification model/verification → runtime.warning */
 function r_model_verification(m: View<Member<Notification, "method", "model/verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1086,7 +1086,7 @@ function r_model_verification(m: View<Member<Notification, "method", "model/veri
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1760 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1755 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: View<Member<Notification, "method", "model/safetyBuffering/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1097,27 +1097,27 @@ function r_model_safety_buffering_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1778 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1773 — notification warning → runtime.warning */
 function r_warning(m: View<Member<Notification, "method", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1789 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1784 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message, detail: { source: "guardian" } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1801 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1796 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<Notification, "method", "deprecationNotice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.params?.summary, details: text(m.params?.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1814 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1809 — notification configWarning → config.warning */
 function r_config_warning(m: View<Member<Notification, "method", "configWarning">>, cx: RowContext): boolean {
   cx.emit("config.warning", {
     summary: m.params?.summary,
@@ -1128,13 +1128,13 @@ function r_config_warning(m: View<Member<Notification, "method", "configWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1834 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1829 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: View<Member<Notification, "method", "app/list/updated">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: m.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1847 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1842 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: View<Member<Notification, "method", "windows/worldWritableWarning">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "world-writable directories cannot be protected by the Windows sandbox",
@@ -1143,7 +1143,7 @@ function r_windows_world_writable_warning(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1860 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1855 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === true)) return false;
   cx.emit("session.state.changed", { state: "ready", reason: "windows-sandbox-setup", detail: m.params?.mode });
@@ -1151,7 +1151,7 @@ function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1881 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1876 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === false)) return false;
   cx.emit("session.state.changed", {
@@ -1163,63 +1163,63 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1903 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1898 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.params?.realtimeSessionId, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1914 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1909 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: View<Member<Notification, "method", "thread/realtime/itemAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1926 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1921 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: View<Member<Notification, "method", "thread/realtime/item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1937 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1932 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: View<Member<Notification, "method", "thread/realtime/transcript/done">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: m.params?.role, text: m.params?.text } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1948 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1943 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: View<Member<Notification, "method", "thread/realtime/outputAudio/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.audio.delta", { audio: m.params?.audio });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1959 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1954 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/realtime/error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.error", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1970 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1965 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.closed", { reason: text(m.params?.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1983 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1978 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:2001 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1996 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.started", { message: m.result?.userAgent });
@@ -1227,7 +1227,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:2023 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:2018 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.replay({ method: "thread/started", params: { thread: m.result?.thread } });
@@ -1267,75 +1267,75 @@ const ROW_turn_plan_updated: Row = { rule: "codex-app-server#turn-plan-updated",
 const ROW_hook_started: Row = { rule: "codex-app-server#hook-started", line: 508, run: r_hook_started };
 const ROW_hook_completed: Row = { rule: "codex-app-server#hook-completed", line: 523, run: r_hook_completed };
 const ROW_item_started: Row = { rule: "codex-app-server#item-started", line: 542, run: r_item_started };
-const ROW_item_completed_in_progress: Row = { rule: "codex-app-server#item-completed-in-progress", line: 599, run: r_item_completed_in_progress };
-const ROW_item_completed_agent_message: Row = { rule: "codex-app-server#item-completed-agent-message", line: 632, run: r_item_completed_agent_message };
-const ROW_item_completed_reasoning: Row = { rule: "codex-app-server#item-completed-reasoning", line: 671, run: r_item_completed_reasoning };
-const ROW_item_completed_plan: Row = { rule: "codex-app-server#item-completed-plan", line: 702, run: r_item_completed_plan };
-const ROW_item_completed_command_execution: Row = { rule: "codex-app-server#item-completed-command-execution", line: 725, run: r_item_completed_command_execution };
-const ROW_item_completed: Row = { rule: "codex-app-server#item-completed", line: 764, run: r_item_completed };
-const ROW_item_auto_approval_review_started: Row = { rule: "codex-app-server#item-auto-approval-review-started", line: 818, run: r_item_auto_approval_review_started };
-const ROW_item_auto_approval_review_completed: Row = { rule: "codex-app-server#item-auto-approval-review-completed", line: 834, run: r_item_auto_approval_review_completed };
-const ROW_item_agent_message_delta: Row = { rule: "codex-app-server#item-agent-message-delta", line: 851, run: r_item_agent_message_delta };
-const ROW_item_plan_delta: Row = { rule: "codex-app-server#item-plan-delta", line: 866, run: r_item_plan_delta };
-const ROW_item_command_execution_output_delta: Row = { rule: "codex-app-server#item-command-execution-output-delta", line: 881, run: r_item_command_execution_output_delta };
-const ROW_item_command_execution_terminal_interaction: Row = { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 896, run: r_item_command_execution_terminal_interaction };
-const ROW_item_file_change_output_delta: Row = { rule: "codex-app-server#item-file-change-output-delta", line: 912, run: r_item_file_change_output_delta };
-const ROW_item_file_change_patch_updated: Row = { rule: "codex-app-server#item-file-change-patch-updated", line: 949, run: r_item_file_change_patch_updated };
-const ROW_item_reasoning_summary_text_delta: Row = { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 964, run: r_item_reasoning_summary_text_delta };
-const ROW_item_reasoning_summary_part_added: Row = { rule: "codex-app-server#item-reasoning-summary-part-added", line: 980, run: r_item_reasoning_summary_part_added };
-const ROW_item_reasoning_text_delta: Row = { rule: "codex-app-server#item-reasoning-text-delta", line: 995, run: r_item_reasoning_text_delta };
-const ROW_item_mcp_tool_call_progress: Row = { rule: "codex-app-server#item-mcp-tool-call-progress", line: 1011, run: r_item_mcp_tool_call_progress };
-const ROW_server_request_resolved: Row = { rule: "codex-app-server#server-request-resolved", line: 1028, run: r_server_request_resolved };
-const ROW_command_approval_request: Row = { rule: "codex-app-server#command-approval-request", line: 1047, run: r_command_approval_request };
-const ROW_file_change_approval_request: Row = { rule: "codex-app-server#file-change-approval-request", line: 1067, run: r_file_change_approval_request };
-const ROW_tool_request_user_input: Row = { rule: "codex-app-server#tool-request-user-input", line: 1087, run: r_tool_request_user_input };
-const ROW_mcp_elicitation_request: Row = { rule: "codex-app-server#mcp-elicitation-request", line: 1154, run: r_mcp_elicitation_request };
-const ROW_permissions_approval_request: Row = { rule: "codex-app-server#permissions-approval-request", line: 1181, run: r_permissions_approval_request };
-const ROW_dynamic_tool_call_request: Row = { rule: "codex-app-server#dynamic-tool-call-request", line: 1206, run: r_dynamic_tool_call_request };
-const ROW_auth_tokens_refresh_request: Row = { rule: "codex-app-server#auth-tokens-refresh-request", line: 1236, run: r_auth_tokens_refresh_request };
-const ROW_attestation_generate_request: Row = { rule: "codex-app-server#attestation-generate-request", line: 1262, run: r_attestation_generate_request };
-const ROW_apply_patch_approval_request: Row = { rule: "codex-app-server#apply-patch-approval-request", line: 1280, run: r_apply_patch_approval_request };
-const ROW_exec_command_approval_request: Row = { rule: "codex-app-server#exec-command-approval-request", line: 1300, run: r_exec_command_approval_request };
-const ROW_server_request_error_response: Row = { rule: "codex-app-server#server-request-error-response", line: 1330, run: r_server_request_error_response };
-const ROW_command_approval_response: Row = { rule: "codex-app-server#command-approval-response", line: 1368, run: r_command_approval_response };
-const ROW_file_change_approval_response: Row = { rule: "codex-app-server#file-change-approval-response", line: 1394, run: r_file_change_approval_response };
-const ROW_tool_request_user_input_response: Row = { rule: "codex-app-server#tool-request-user-input-response", line: 1416, run: r_tool_request_user_input_response };
-const ROW_mcp_elicitation_response: Row = { rule: "codex-app-server#mcp-elicitation-response", line: 1469, run: r_mcp_elicitation_response };
-const ROW_permissions_approval_response: Row = { rule: "codex-app-server#permissions-approval-response", line: 1490, run: r_permissions_approval_response };
-const ROW_dynamic_tool_call_response: Row = { rule: "codex-app-server#dynamic-tool-call-response", line: 1511, run: r_dynamic_tool_call_response };
-const ROW_auth_tokens_refresh_response: Row = { rule: "codex-app-server#auth-tokens-refresh-response", line: 1537, run: r_auth_tokens_refresh_response };
-const ROW_attestation_generate_response: Row = { rule: "codex-app-server#attestation-generate-response", line: 1558, run: r_attestation_generate_response };
-const ROW_apply_patch_approval_response: Row = { rule: "codex-app-server#apply-patch-approval-response", line: 1576, run: r_apply_patch_approval_response };
-const ROW_exec_command_approval_response: Row = { rule: "codex-app-server#exec-command-approval-response", line: 1597, run: r_exec_command_approval_response };
-const ROW_mcp_oauth_login_completed: Row = { rule: "codex-app-server#mcp-oauth-login-completed", line: 1619, run: r_mcp_oauth_login_completed };
-const ROW_mcp_startup_status_updated: Row = { rule: "codex-app-server#mcp-startup-status-updated", line: 1632, run: r_mcp_startup_status_updated };
-const ROW_account_updated: Row = { rule: "codex-app-server#account-updated", line: 1644, run: r_account_updated };
-const ROW_account_gateway_oauth_changed: Row = { rule: "codex-app-server#account-gateway-oauth-changed", line: 1656, run: r_account_gateway_oauth_changed };
-const ROW_account_rate_limits_updated: Row = { rule: "codex-app-server#account-rate-limits-updated", line: 1672, run: r_account_rate_limits_updated };
-const ROW_account_login_completed: Row = { rule: "codex-app-server#account-login-completed", line: 1684, run: r_account_login_completed };
-const ROW_model_provider_auth_recovery_started: Row = { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1700, run: r_model_provider_auth_recovery_started };
-const ROW_model_provider_auth_recovery_completed: Row = { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1714, run: r_model_provider_auth_recovery_completed };
-const ROW_model_rerouted: Row = { rule: "codex-app-server#model-rerouted", line: 1729, run: r_model_rerouted };
-const ROW_model_verification: Row = { rule: "codex-app-server#model-verification", line: 1745, run: r_model_verification };
-const ROW_model_safety_buffering_updated: Row = { rule: "codex-app-server#model-safety-buffering-updated", line: 1760, run: r_model_safety_buffering_updated };
-const ROW_warning: Row = { rule: "codex-app-server#warning", line: 1778, run: r_warning };
-const ROW_guardian_warning: Row = { rule: "codex-app-server#guardian-warning", line: 1789, run: r_guardian_warning };
-const ROW_deprecation_notice: Row = { rule: "codex-app-server#deprecation-notice", line: 1801, run: r_deprecation_notice };
-const ROW_config_warning: Row = { rule: "codex-app-server#config-warning", line: 1814, run: r_config_warning };
-const ROW_app_list_updated: Row = { rule: "codex-app-server#app-list-updated", line: 1834, run: r_app_list_updated };
-const ROW_windows_world_writable_warning: Row = { rule: "codex-app-server#windows-world-writable-warning", line: 1847, run: r_windows_world_writable_warning };
-const ROW_windows_sandbox_setup_succeeded: Row = { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1860, run: r_windows_sandbox_setup_succeeded };
-const ROW_windows_sandbox_setup_failed: Row = { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1881, run: r_windows_sandbox_setup_failed };
-const ROW_thread_realtime_started: Row = { rule: "codex-app-server#thread-realtime-started", line: 1903, run: r_thread_realtime_started };
-const ROW_thread_realtime_item_added: Row = { rule: "codex-app-server#thread-realtime-item-added", line: 1914, run: r_thread_realtime_item_added };
-const ROW_thread_realtime_item_completed: Row = { rule: "codex-app-server#thread-realtime-item-completed", line: 1926, run: r_thread_realtime_item_completed };
-const ROW_thread_realtime_transcript_done: Row = { rule: "codex-app-server#thread-realtime-transcript-done", line: 1937, run: r_thread_realtime_transcript_done };
-const ROW_thread_realtime_output_audio_delta: Row = { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1948, run: r_thread_realtime_output_audio_delta };
-const ROW_thread_realtime_error: Row = { rule: "codex-app-server#thread-realtime-error", line: 1959, run: r_thread_realtime_error };
-const ROW_thread_realtime_closed: Row = { rule: "codex-app-server#thread-realtime-closed", line: 1970, run: r_thread_realtime_closed };
-const ROW_client_request_failed: Row = { rule: "codex-app-server#client-request-failed", line: 1983, run: r_client_request_failed };
-const ROW_initialize_response: Row = { rule: "codex-app-server#initialize-response", line: 2001, run: r_initialize_response };
-const ROW_thread_history_replay: Row = { rule: "codex-app-server#thread-history-replay", line: 2023, run: r_thread_history_replay };
+const ROW_item_completed_in_progress: Row = { rule: "codex-app-server#item-completed-in-progress", line: 598, run: r_item_completed_in_progress };
+const ROW_item_completed_agent_message: Row = { rule: "codex-app-server#item-completed-agent-message", line: 631, run: r_item_completed_agent_message };
+const ROW_item_completed_reasoning: Row = { rule: "codex-app-server#item-completed-reasoning", line: 669, run: r_item_completed_reasoning };
+const ROW_item_completed_plan: Row = { rule: "codex-app-server#item-completed-plan", line: 700, run: r_item_completed_plan };
+const ROW_item_completed_command_execution: Row = { rule: "codex-app-server#item-completed-command-execution", line: 723, run: r_item_completed_command_execution };
+const ROW_item_completed: Row = { rule: "codex-app-server#item-completed", line: 761, run: r_item_completed };
+const ROW_item_auto_approval_review_started: Row = { rule: "codex-app-server#item-auto-approval-review-started", line: 814, run: r_item_auto_approval_review_started };
+const ROW_item_auto_approval_review_completed: Row = { rule: "codex-app-server#item-auto-approval-review-completed", line: 830, run: r_item_auto_approval_review_completed };
+const ROW_item_agent_message_delta: Row = { rule: "codex-app-server#item-agent-message-delta", line: 847, run: r_item_agent_message_delta };
+const ROW_item_plan_delta: Row = { rule: "codex-app-server#item-plan-delta", line: 862, run: r_item_plan_delta };
+const ROW_item_command_execution_output_delta: Row = { rule: "codex-app-server#item-command-execution-output-delta", line: 877, run: r_item_command_execution_output_delta };
+const ROW_item_command_execution_terminal_interaction: Row = { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 892, run: r_item_command_execution_terminal_interaction };
+const ROW_item_file_change_output_delta: Row = { rule: "codex-app-server#item-file-change-output-delta", line: 908, run: r_item_file_change_output_delta };
+const ROW_item_file_change_patch_updated: Row = { rule: "codex-app-server#item-file-change-patch-updated", line: 945, run: r_item_file_change_patch_updated };
+const ROW_item_reasoning_summary_text_delta: Row = { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 960, run: r_item_reasoning_summary_text_delta };
+const ROW_item_reasoning_summary_part_added: Row = { rule: "codex-app-server#item-reasoning-summary-part-added", line: 976, run: r_item_reasoning_summary_part_added };
+const ROW_item_reasoning_text_delta: Row = { rule: "codex-app-server#item-reasoning-text-delta", line: 991, run: r_item_reasoning_text_delta };
+const ROW_item_mcp_tool_call_progress: Row = { rule: "codex-app-server#item-mcp-tool-call-progress", line: 1007, run: r_item_mcp_tool_call_progress };
+const ROW_server_request_resolved: Row = { rule: "codex-app-server#server-request-resolved", line: 1024, run: r_server_request_resolved };
+const ROW_command_approval_request: Row = { rule: "codex-app-server#command-approval-request", line: 1043, run: r_command_approval_request };
+const ROW_file_change_approval_request: Row = { rule: "codex-app-server#file-change-approval-request", line: 1063, run: r_file_change_approval_request };
+const ROW_tool_request_user_input: Row = { rule: "codex-app-server#tool-request-user-input", line: 1083, run: r_tool_request_user_input };
+const ROW_mcp_elicitation_request: Row = { rule: "codex-app-server#mcp-elicitation-request", line: 1150, run: r_mcp_elicitation_request };
+const ROW_permissions_approval_request: Row = { rule: "codex-app-server#permissions-approval-request", line: 1177, run: r_permissions_approval_request };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-app-server#dynamic-tool-call-request", line: 1202, run: r_dynamic_tool_call_request };
+const ROW_auth_tokens_refresh_request: Row = { rule: "codex-app-server#auth-tokens-refresh-request", line: 1232, run: r_auth_tokens_refresh_request };
+const ROW_attestation_generate_request: Row = { rule: "codex-app-server#attestation-generate-request", line: 1258, run: r_attestation_generate_request };
+const ROW_apply_patch_approval_request: Row = { rule: "codex-app-server#apply-patch-approval-request", line: 1276, run: r_apply_patch_approval_request };
+const ROW_exec_command_approval_request: Row = { rule: "codex-app-server#exec-command-approval-request", line: 1296, run: r_exec_command_approval_request };
+const ROW_server_request_error_response: Row = { rule: "codex-app-server#server-request-error-response", line: 1325, run: r_server_request_error_response };
+const ROW_command_approval_response: Row = { rule: "codex-app-server#command-approval-response", line: 1363, run: r_command_approval_response };
+const ROW_file_change_approval_response: Row = { rule: "codex-app-server#file-change-approval-response", line: 1389, run: r_file_change_approval_response };
+const ROW_tool_request_user_input_response: Row = { rule: "codex-app-server#tool-request-user-input-response", line: 1411, run: r_tool_request_user_input_response };
+const ROW_mcp_elicitation_response: Row = { rule: "codex-app-server#mcp-elicitation-response", line: 1464, run: r_mcp_elicitation_response };
+const ROW_permissions_approval_response: Row = { rule: "codex-app-server#permissions-approval-response", line: 1485, run: r_permissions_approval_response };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-app-server#dynamic-tool-call-response", line: 1506, run: r_dynamic_tool_call_response };
+const ROW_auth_tokens_refresh_response: Row = { rule: "codex-app-server#auth-tokens-refresh-response", line: 1532, run: r_auth_tokens_refresh_response };
+const ROW_attestation_generate_response: Row = { rule: "codex-app-server#attestation-generate-response", line: 1553, run: r_attestation_generate_response };
+const ROW_apply_patch_approval_response: Row = { rule: "codex-app-server#apply-patch-approval-response", line: 1571, run: r_apply_patch_approval_response };
+const ROW_exec_command_approval_response: Row = { rule: "codex-app-server#exec-command-approval-response", line: 1592, run: r_exec_command_approval_response };
+const ROW_mcp_oauth_login_completed: Row = { rule: "codex-app-server#mcp-oauth-login-completed", line: 1614, run: r_mcp_oauth_login_completed };
+const ROW_mcp_startup_status_updated: Row = { rule: "codex-app-server#mcp-startup-status-updated", line: 1627, run: r_mcp_startup_status_updated };
+const ROW_account_updated: Row = { rule: "codex-app-server#account-updated", line: 1639, run: r_account_updated };
+const ROW_account_gateway_oauth_changed: Row = { rule: "codex-app-server#account-gateway-oauth-changed", line: 1651, run: r_account_gateway_oauth_changed };
+const ROW_account_rate_limits_updated: Row = { rule: "codex-app-server#account-rate-limits-updated", line: 1667, run: r_account_rate_limits_updated };
+const ROW_account_login_completed: Row = { rule: "codex-app-server#account-login-completed", line: 1679, run: r_account_login_completed };
+const ROW_model_provider_auth_recovery_started: Row = { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1695, run: r_model_provider_auth_recovery_started };
+const ROW_model_provider_auth_recovery_completed: Row = { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1709, run: r_model_provider_auth_recovery_completed };
+const ROW_model_rerouted: Row = { rule: "codex-app-server#model-rerouted", line: 1724, run: r_model_rerouted };
+const ROW_model_verification: Row = { rule: "codex-app-server#model-verification", line: 1740, run: r_model_verification };
+const ROW_model_safety_buffering_updated: Row = { rule: "codex-app-server#model-safety-buffering-updated", line: 1755, run: r_model_safety_buffering_updated };
+const ROW_warning: Row = { rule: "codex-app-server#warning", line: 1773, run: r_warning };
+const ROW_guardian_warning: Row = { rule: "codex-app-server#guardian-warning", line: 1784, run: r_guardian_warning };
+const ROW_deprecation_notice: Row = { rule: "codex-app-server#deprecation-notice", line: 1796, run: r_deprecation_notice };
+const ROW_config_warning: Row = { rule: "codex-app-server#config-warning", line: 1809, run: r_config_warning };
+const ROW_app_list_updated: Row = { rule: "codex-app-server#app-list-updated", line: 1829, run: r_app_list_updated };
+const ROW_windows_world_writable_warning: Row = { rule: "codex-app-server#windows-world-writable-warning", line: 1842, run: r_windows_world_writable_warning };
+const ROW_windows_sandbox_setup_succeeded: Row = { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1855, run: r_windows_sandbox_setup_succeeded };
+const ROW_windows_sandbox_setup_failed: Row = { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1876, run: r_windows_sandbox_setup_failed };
+const ROW_thread_realtime_started: Row = { rule: "codex-app-server#thread-realtime-started", line: 1898, run: r_thread_realtime_started };
+const ROW_thread_realtime_item_added: Row = { rule: "codex-app-server#thread-realtime-item-added", line: 1909, run: r_thread_realtime_item_added };
+const ROW_thread_realtime_item_completed: Row = { rule: "codex-app-server#thread-realtime-item-completed", line: 1921, run: r_thread_realtime_item_completed };
+const ROW_thread_realtime_transcript_done: Row = { rule: "codex-app-server#thread-realtime-transcript-done", line: 1932, run: r_thread_realtime_transcript_done };
+const ROW_thread_realtime_output_audio_delta: Row = { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1943, run: r_thread_realtime_output_audio_delta };
+const ROW_thread_realtime_error: Row = { rule: "codex-app-server#thread-realtime-error", line: 1954, run: r_thread_realtime_error };
+const ROW_thread_realtime_closed: Row = { rule: "codex-app-server#thread-realtime-closed", line: 1965, run: r_thread_realtime_closed };
+const ROW_client_request_failed: Row = { rule: "codex-app-server#client-request-failed", line: 1978, run: r_client_request_failed };
+const ROW_initialize_response: Row = { rule: "codex-app-server#initialize-response", line: 1996, run: r_initialize_response };
+const ROW_thread_history_replay: Row = { rule: "codex-app-server#thread-history-replay", line: 2018, run: r_thread_history_replay };
 const PICK_NOTIFICATION_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_NOTIFICATION_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_NOTIFICATION_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_in_progress, ROW_item_completed_plan, ROW_item_completed];
@@ -1631,34 +1631,34 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:2079)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:2082)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:2085)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:2088)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:2091)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:2094)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:2097)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:2100)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:2103)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:2106)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:2109)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:2112)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:2115)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:2118)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:2121)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2124)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2127)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2135)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2138)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2154)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2171)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2182)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2207)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2220)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2229)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2248)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2256)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2272)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2277)",
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:2074)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:2077)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:2080)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:2083)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:2086)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:2089)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:2092)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:2095)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:2098)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:2101)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:2104)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:2107)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:2110)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:2113)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:2116)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2119)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2122)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2130)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2133)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2149)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2166)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2177)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2202)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2215)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2224)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2243)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2251)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2267)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2272)",
   },
 };

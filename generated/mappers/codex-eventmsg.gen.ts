@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-// Mapping table mappings/codex-eventmsg.yaml: sha256 3127c703db64e01c8e5d12274fc5c9f4fdbfee4ce75d1b3255cf51260371413d
+// Mapping table mappings/codex-eventmsg.yaml: sha256 9e3580549c8562ff69a8cb40728d3b9d96c3c353a0d4a441dcdba23078387678
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
@@ -843,7 +843,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
     cx.emit("item.started", {
       itemType: map_turnItemType(m.item?.type),
       status: "inProgress",
-      title: (clip(shellLine((m.item as JsonView)?.command)) ?? (typeOf((m.item as JsonView)?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined) ?? stringOf((m.item as JsonView)?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path))),
+      title: (clip(shellLine((m.item as JsonView)?.command)) ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined) ?? stringOf((m.item as JsonView)?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path))),
       data: m.item,
       command: s_tool?.command,
       cwd: s_tool?.cwd,
@@ -856,7 +856,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1322 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1321 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -877,7 +877,7 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1362 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1361 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -918,7 +918,7 @@ function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1439 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1438 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -935,13 +935,13 @@ function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1472 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1471 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.item?.id);
-  const s_itemTitle = (clip(shellLine((m.item as JsonView)?.command)) ?? (typeOf((m.item as JsonView)?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined) ?? stringOf((m.item as JsonView)?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
+  const s_itemTitle = (clip(shellLine((m.item as JsonView)?.command)) ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined) ?? stringOf((m.item as JsonView)?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_turnItemType(m.item?.type),
     status: "inProgress",
@@ -968,7 +968,7 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1534 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1532 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -984,7 +984,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1565 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1563 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -1001,7 +1001,7 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1590 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1588 — event item_completed → item.completed */
 function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -1017,7 +1017,7 @@ function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1614 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1612 — event item_completed → item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -1027,7 +1027,7 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
     cx.emit("item.completed", {
       itemType: map_turnItemType(m.item?.type),
       status: map_itemStatus(m.item?.status),
-      title: (clip(shellLine((m.item as JsonView)?.command)) ?? (typeOf((m.item as JsonView)?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined) ?? stringOf((m.item as JsonView)?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path))),
+      title: (clip(shellLine((m.item as JsonView)?.command)) ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined) ?? stringOf((m.item as JsonView)?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path))),
       data: m.item,
       command: s_tool?.command,
       cwd: s_tool?.cwd,
@@ -1043,7 +1043,7 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1670 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1667 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1058,7 +1058,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: "inProgress",
-    title: (clip(shellLine(m?.command)) ?? (typeOf(m?.command) === "array" ? "" : undefined) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
+    title: (clip(shellLine(m?.command)) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
     data: m,
     command: shellLine(m.command),
     cwd: h_acp.localPath(m.cwd),
@@ -1066,7 +1066,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1715 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1711 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1075,7 +1075,7 @@ function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1732 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1728 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1084,7 +1084,7 @@ function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1748 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1744 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1104,7 +1104,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
     cx.emit("item.completed", {
       itemType: "command_execution",
       status: (map_endStatus(m.status) ?? map_exitCodeStatus(m.exit_code)),
-      title: (clip(shellLine(m?.command)) ?? (typeOf(m?.command) === "array" ? "" : undefined) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
+      title: (clip(shellLine(m?.command)) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
       data: m,
       command: shellLine(m.command),
       cwd: h_acp.localPath(m.cwd),
@@ -1116,7 +1116,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1811 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1806 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1126,14 +1126,14 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   cx.emit("request.opened", {
     requestType: "command_execution_approval",
     providerRequestType: "exec_approval_request",
-    detail: (clip(shellLine(m?.command)) ?? (typeOf(m?.command) === "array" ? "" : undefined) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
+    detail: (clip(shellLine(m?.command)) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
     args: m,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1847 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1841 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1142,14 +1142,14 @@ function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_appr
   cx.emit("request.opened", {
     requestType: "command_execution_approval",
     providerRequestType: "exec_approval_request",
-    detail: (clip(shellLine(m?.command)) ?? (typeOf(m?.command) === "array" ? "" : undefined) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
+    detail: (clip(shellLine(m?.command)) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
     args: m,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1883 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1876 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1165,7 +1165,7 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1905 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1898 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1174,7 +1174,7 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1921 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1914 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1185,7 +1185,7 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1982 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1975 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1194,7 +1194,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1998 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1991 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1208,7 +1208,7 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2020 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:2013 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1236,7 +1236,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2061 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:2054 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1249,7 +1249,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2076 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2069 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1273,7 +1273,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2138 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2131 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1281,7 +1281,7 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "mcp_tool_call",
     status: "inProgress",
-    title: (clip(shellLine((m.invocation as JsonView)?.command)) ?? (typeOf((m.invocation as JsonView)?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.invocation as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined) ?? stringOf(m.invocation?.tool) ?? clip(stringOf((m.invocation as JsonView)?.query)) ?? clip(stringOf((m.invocation as JsonView)?.path))),
+    title: (clip(shellLine((m.invocation as JsonView)?.command)) ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.invocation as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined) ?? stringOf(m.invocation?.tool) ?? clip(stringOf((m.invocation as JsonView)?.query)) ?? clip(stringOf((m.invocation as JsonView)?.path))),
     data: m.invocation,
     toolName: m.invocation?.tool,
     server: m.invocation?.server,
@@ -1290,7 +1290,7 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2166 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2158 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1301,7 +1301,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
     cx.emit("item.completed", {
       itemType: "mcp_tool_call",
       status: map_mcpResultStatus(tagOf(m.result)),
-      title: (clip(shellLine((m.invocation as JsonView)?.command)) ?? (typeOf((m.invocation as JsonView)?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.invocation as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined) ?? stringOf(m.invocation?.tool) ?? clip(stringOf((m.invocation as JsonView)?.query)) ?? clip(stringOf((m.invocation as JsonView)?.path))),
+      title: (clip(shellLine((m.invocation as JsonView)?.command)) ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.invocation as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined) ?? stringOf(m.invocation?.tool) ?? clip(stringOf((m.invocation as JsonView)?.query)) ?? clip(stringOf((m.invocation as JsonView)?.path))),
       data: { invocation: m.invocation, result: m.result, duration: m.duration },
       toolName: m.invocation?.tool,
       server: m.invocation?.server,
@@ -1314,7 +1314,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2205 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2196 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1323,7 +1323,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2219 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2210 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1338,7 +1338,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2237 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2228 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1351,7 +1351,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2252 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2243 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1367,7 +1367,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2272 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2263 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1388,7 +1388,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2297 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2288 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1406,7 +1406,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2323 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2314 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1434,7 +1434,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2374 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2365 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1442,7 +1442,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2387 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2378 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1454,19 +1454,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2400 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2391 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2412 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2403 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2425 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2416 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1485,7 +1485,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2447 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2438 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1495,14 +1495,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2468 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2459 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2481 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2472 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1510,7 +1510,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2496 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2487 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1518,21 +1518,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2512 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2503 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2525 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2516 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2540 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2531 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1552,7 +1552,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2557 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2548 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1566,7 +1566,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2574 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2565 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1581,7 +1581,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2596 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2587 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1596,7 +1596,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2614 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2605 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1611,7 +1611,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2634 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2625 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1625,7 +1625,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2651 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2642 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1639,7 +1639,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2669 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2660 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1654,7 +1654,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2687 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2678 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1669,7 +1669,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2706 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2697 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1684,7 +1684,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2724 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2715 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1699,7 +1699,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2745 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2736 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1714,7 +1714,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2763 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2754 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1729,7 +1729,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2782 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2773 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1789,62 +1789,62 @@ const ROW_agent_reasoning_raw_content_restored: Row = { rule: "codex-eventmsg#ag
 const ROW_agent_reasoning_raw_content: Row = { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1221, run: r_agent_reasoning_raw_content };
 const ROW_agent_reasoning_section_break: Row = { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1242, run: r_agent_reasoning_section_break };
 const ROW_item_started: Row = { rule: "codex-eventmsg#item-started", line: 1264, run: r_item_started };
-const ROW_item_completed_agent_message_restored: Row = { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1322, run: r_item_completed_agent_message_restored };
-const ROW_item_completed_reasoning_restored: Row = { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1362, run: r_item_completed_reasoning_restored };
-const ROW_item_completed_plan_restored: Row = { rule: "codex-eventmsg#item-completed-plan-restored", line: 1439, run: r_item_completed_plan_restored };
-const ROW_item_completed_restored: Row = { rule: "codex-eventmsg#item-completed-restored", line: 1472, run: r_item_completed_restored };
-const ROW_item_completed_agent_message: Row = { rule: "codex-eventmsg#item-completed-agent-message", line: 1534, run: r_item_completed_agent_message };
-const ROW_item_completed_reasoning: Row = { rule: "codex-eventmsg#item-completed-reasoning", line: 1565, run: r_item_completed_reasoning };
-const ROW_item_completed_plan: Row = { rule: "codex-eventmsg#item-completed-plan", line: 1590, run: r_item_completed_plan };
-const ROW_item_completed: Row = { rule: "codex-eventmsg#item-completed", line: 1614, run: r_item_completed };
-const ROW_exec_command_begin: Row = { rule: "codex-eventmsg#exec-command-begin", line: 1670, run: r_exec_command_begin };
-const ROW_exec_command_output_delta: Row = { rule: "codex-eventmsg#exec-command-output-delta", line: 1715, run: r_exec_command_output_delta };
-const ROW_terminal_interaction: Row = { rule: "codex-eventmsg#terminal-interaction", line: 1732, run: r_terminal_interaction };
-const ROW_exec_command_end: Row = { rule: "codex-eventmsg#exec-command-end", line: 1748, run: r_exec_command_end };
-const ROW_exec_approval_request_subcommand: Row = { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1811, run: r_exec_approval_request_subcommand };
-const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-request", line: 1847, run: r_exec_approval_request };
-const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1883, run: r_apply_patch_approval_request };
-const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1905, run: r_request_permissions };
-const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1921, run: r_request_user_input };
-const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1982, run: r_elicitation_request };
-const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1998, run: r_elicitation_abandoned };
-const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 2020, run: r_patch_apply_begin };
-const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 2061, run: r_patch_apply_updated };
-const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 2076, run: r_patch_apply_end };
-const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 2138, run: r_mcp_tool_call_begin };
-const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 2166, run: r_mcp_tool_call_end };
-const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2205, run: r_web_search_begin };
-const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2219, run: r_web_search_end };
-const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2237, run: r_image_generation_begin };
-const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2252, run: r_image_generation_end };
-const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2272, run: r_view_image_tool_call };
-const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2297, run: r_dynamic_tool_call_request };
-const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2323, run: r_dynamic_tool_call_response };
-const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2374, run: r_hook_started };
-const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2387, run: r_hook_completed };
-const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2400, run: r_mcp_startup_update };
-const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2412, run: r_mcp_startup_complete };
-const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2425, run: r_entered_review_mode };
-const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2447, run: r_exited_review_mode };
-const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2468, run: r_realtime_conversation_started };
-const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2481, run: r_realtime_conversation_audio };
-const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2496, run: r_realtime_conversation_error };
-const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2512, run: r_realtime_conversation_item };
-const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2525, run: r_realtime_conversation_closed };
-const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2540, run: r_guardian_assessment };
-const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2557, run: r_collab_agent_spawn_begin };
-const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2574, run: r_collab_agent_spawn_end };
-const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2596, run: r_collab_agent_interaction_begin };
-const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2614, run: r_collab_agent_interaction_end };
-const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2634, run: r_collab_waiting_begin };
-const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2651, run: r_collab_waiting_end };
-const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2669, run: r_collab_close_begin };
-const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2687, run: r_collab_close_end };
-const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2706, run: r_collab_resume_begin };
-const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2724, run: r_collab_resume_end };
-const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2745, run: r_sub_agent_activity_started };
-const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2763, run: r_sub_agent_activity_ended };
-const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2782, run: r_sub_agent_activity };
+const ROW_item_completed_agent_message_restored: Row = { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1321, run: r_item_completed_agent_message_restored };
+const ROW_item_completed_reasoning_restored: Row = { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1361, run: r_item_completed_reasoning_restored };
+const ROW_item_completed_plan_restored: Row = { rule: "codex-eventmsg#item-completed-plan-restored", line: 1438, run: r_item_completed_plan_restored };
+const ROW_item_completed_restored: Row = { rule: "codex-eventmsg#item-completed-restored", line: 1471, run: r_item_completed_restored };
+const ROW_item_completed_agent_message: Row = { rule: "codex-eventmsg#item-completed-agent-message", line: 1532, run: r_item_completed_agent_message };
+const ROW_item_completed_reasoning: Row = { rule: "codex-eventmsg#item-completed-reasoning", line: 1563, run: r_item_completed_reasoning };
+const ROW_item_completed_plan: Row = { rule: "codex-eventmsg#item-completed-plan", line: 1588, run: r_item_completed_plan };
+const ROW_item_completed: Row = { rule: "codex-eventmsg#item-completed", line: 1612, run: r_item_completed };
+const ROW_exec_command_begin: Row = { rule: "codex-eventmsg#exec-command-begin", line: 1667, run: r_exec_command_begin };
+const ROW_exec_command_output_delta: Row = { rule: "codex-eventmsg#exec-command-output-delta", line: 1711, run: r_exec_command_output_delta };
+const ROW_terminal_interaction: Row = { rule: "codex-eventmsg#terminal-interaction", line: 1728, run: r_terminal_interaction };
+const ROW_exec_command_end: Row = { rule: "codex-eventmsg#exec-command-end", line: 1744, run: r_exec_command_end };
+const ROW_exec_approval_request_subcommand: Row = { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1806, run: r_exec_approval_request_subcommand };
+const ROW_exec_approval_request: Row = { rule: "codex-eventmsg#exec-approval-request", line: 1841, run: r_exec_approval_request };
+const ROW_apply_patch_approval_request: Row = { rule: "codex-eventmsg#apply-patch-approval-request", line: 1876, run: r_apply_patch_approval_request };
+const ROW_request_permissions: Row = { rule: "codex-eventmsg#request-permissions", line: 1898, run: r_request_permissions };
+const ROW_request_user_input: Row = { rule: "codex-eventmsg#request-user-input", line: 1914, run: r_request_user_input };
+const ROW_elicitation_request: Row = { rule: "codex-eventmsg#elicitation-request", line: 1975, run: r_elicitation_request };
+const ROW_elicitation_abandoned: Row = { rule: "codex-eventmsg#elicitation-abandoned", line: 1991, run: r_elicitation_abandoned };
+const ROW_patch_apply_begin: Row = { rule: "codex-eventmsg#patch-apply-begin", line: 2013, run: r_patch_apply_begin };
+const ROW_patch_apply_updated: Row = { rule: "codex-eventmsg#patch-apply-updated", line: 2054, run: r_patch_apply_updated };
+const ROW_patch_apply_end: Row = { rule: "codex-eventmsg#patch-apply-end", line: 2069, run: r_patch_apply_end };
+const ROW_mcp_tool_call_begin: Row = { rule: "codex-eventmsg#mcp-tool-call-begin", line: 2131, run: r_mcp_tool_call_begin };
+const ROW_mcp_tool_call_end: Row = { rule: "codex-eventmsg#mcp-tool-call-end", line: 2158, run: r_mcp_tool_call_end };
+const ROW_web_search_begin: Row = { rule: "codex-eventmsg#web-search-begin", line: 2196, run: r_web_search_begin };
+const ROW_web_search_end: Row = { rule: "codex-eventmsg#web-search-end", line: 2210, run: r_web_search_end };
+const ROW_image_generation_begin: Row = { rule: "codex-eventmsg#image-generation-begin", line: 2228, run: r_image_generation_begin };
+const ROW_image_generation_end: Row = { rule: "codex-eventmsg#image-generation-end", line: 2243, run: r_image_generation_end };
+const ROW_view_image_tool_call: Row = { rule: "codex-eventmsg#view-image-tool-call", line: 2263, run: r_view_image_tool_call };
+const ROW_dynamic_tool_call_request: Row = { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2288, run: r_dynamic_tool_call_request };
+const ROW_dynamic_tool_call_response: Row = { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2314, run: r_dynamic_tool_call_response };
+const ROW_hook_started: Row = { rule: "codex-eventmsg#hook-started", line: 2365, run: r_hook_started };
+const ROW_hook_completed: Row = { rule: "codex-eventmsg#hook-completed", line: 2378, run: r_hook_completed };
+const ROW_mcp_startup_update: Row = { rule: "codex-eventmsg#mcp-startup-update", line: 2391, run: r_mcp_startup_update };
+const ROW_mcp_startup_complete: Row = { rule: "codex-eventmsg#mcp-startup-complete", line: 2403, run: r_mcp_startup_complete };
+const ROW_entered_review_mode: Row = { rule: "codex-eventmsg#entered-review-mode", line: 2416, run: r_entered_review_mode };
+const ROW_exited_review_mode: Row = { rule: "codex-eventmsg#exited-review-mode", line: 2438, run: r_exited_review_mode };
+const ROW_realtime_conversation_started: Row = { rule: "codex-eventmsg#realtime-conversation-started", line: 2459, run: r_realtime_conversation_started };
+const ROW_realtime_conversation_audio: Row = { rule: "codex-eventmsg#realtime-conversation-audio", line: 2472, run: r_realtime_conversation_audio };
+const ROW_realtime_conversation_error: Row = { rule: "codex-eventmsg#realtime-conversation-error", line: 2487, run: r_realtime_conversation_error };
+const ROW_realtime_conversation_item: Row = { rule: "codex-eventmsg#realtime-conversation-item", line: 2503, run: r_realtime_conversation_item };
+const ROW_realtime_conversation_closed: Row = { rule: "codex-eventmsg#realtime-conversation-closed", line: 2516, run: r_realtime_conversation_closed };
+const ROW_guardian_assessment: Row = { rule: "codex-eventmsg#guardian-assessment", line: 2531, run: r_guardian_assessment };
+const ROW_collab_agent_spawn_begin: Row = { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2548, run: r_collab_agent_spawn_begin };
+const ROW_collab_agent_spawn_end: Row = { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2565, run: r_collab_agent_spawn_end };
+const ROW_collab_agent_interaction_begin: Row = { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2587, run: r_collab_agent_interaction_begin };
+const ROW_collab_agent_interaction_end: Row = { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2605, run: r_collab_agent_interaction_end };
+const ROW_collab_waiting_begin: Row = { rule: "codex-eventmsg#collab-waiting-begin", line: 2625, run: r_collab_waiting_begin };
+const ROW_collab_waiting_end: Row = { rule: "codex-eventmsg#collab-waiting-end", line: 2642, run: r_collab_waiting_end };
+const ROW_collab_close_begin: Row = { rule: "codex-eventmsg#collab-close-begin", line: 2660, run: r_collab_close_begin };
+const ROW_collab_close_end: Row = { rule: "codex-eventmsg#collab-close-end", line: 2678, run: r_collab_close_end };
+const ROW_collab_resume_begin: Row = { rule: "codex-eventmsg#collab-resume-begin", line: 2697, run: r_collab_resume_begin };
+const ROW_collab_resume_end: Row = { rule: "codex-eventmsg#collab-resume-end", line: 2715, run: r_collab_resume_end };
+const ROW_sub_agent_activity_started: Row = { rule: "codex-eventmsg#sub-agent-activity-started", line: 2736, run: r_sub_agent_activity_started };
+const ROW_sub_agent_activity_ended: Row = { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2754, run: r_sub_agent_activity_ended };
+const ROW_sub_agent_activity: Row = { rule: "codex-eventmsg#sub-agent-activity", line: 2773, run: r_sub_agent_activity };
 const PICK_EVENT_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_agent_message_restored, ROW_item_completed_restored, ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_reasoning_restored, ROW_item_completed_restored, ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_plan_restored, ROW_item_completed_restored, ROW_item_completed_plan, ROW_item_completed];
@@ -2025,14 +2025,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2798)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2801)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2804)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2807)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2810)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2813)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2816)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2819)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2789)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2792)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2795)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2798)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2801)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2804)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2807)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2810)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

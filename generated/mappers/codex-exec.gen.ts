@@ -2,10 +2,10 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   3cd0c9449c5aa2d468c8e4ccd400f41c67f1a983cde212e91346211bce1b4d99  schemas/upstream/codex-sdk/0.163.0/ThreadEvent.json
-// Mapping table mappings/codex-exec.yaml: sha256 79a203ab973b19dc31c9f5492aa52062f2374f58b50499a8e4e7a0fa9714c524
+// Mapping table mappings/codex-exec.yaml: sha256 0657fb39ae60b21ca5e90f6dcb56b034d89b6ffc1ef5090aa2d818765692cc1f
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
-import { add, arr, clip, concat, elements, integerOf, joinKey, json, type JsonView, numberOf, objects, shellLine, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, clip, concat, elements, integerOf, joinKey, json, type JsonView, numberOf, objects, shellLine, str, stringOf, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-exec.gen.js";
 
 export type EventMessage = U.ThreadEvent;
@@ -160,7 +160,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, c
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
-    title: (clip(shellLine(m.item?.command)) ?? (typeOf(m.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path))),
+    title: (clip(shellLine(m.item?.command)) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path))),
     data: m.item,
     text: m.item?.text,
     command: m.item?.command,
@@ -176,7 +176,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, c
   return true;
 }
 
-/** mappings/codex-exec.yaml:269 — event item.updated → item.started, item.updated, turn.plan.updated */
+/** mappings/codex-exec.yaml:268 — event item.updated → item.started, item.updated, turn.plan.updated */
 function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.updated">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
   cx.ref(ID_thread_current);
@@ -190,12 +190,12 @@ function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.upd
   return true;
 }
 
-/** mappings/codex-exec.yaml:299 — event item.updated → item.started, item.updated */
+/** mappings/codex-exec.yaml:298 — event item.updated → item.started, item.updated */
 function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open, m.item?.id);
-  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? (typeOf(m.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
+  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
   const s_codexFiles = h_codex.codexFiles(m.item?.changes);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
@@ -232,7 +232,7 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
   return true;
 }
 
-/** mappings/codex-exec.yaml:359 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:357 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "agent_message")) return false;
   cx.ref(ID_thread_current);
@@ -255,7 +255,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-exec.yaml:402 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:400 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "reasoning")) return false;
   cx.ref(ID_thread_current);
@@ -276,13 +276,13 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:434 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:432 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "command_execution")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
-  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? (typeOf(m.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
+  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: "inProgress",
@@ -304,13 +304,13 @@ function r_item_completed_command_execution(m: View<Member<EventMessage, "type",
   return true;
 }
 
-/** mappings/codex-exec.yaml:490 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:487 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "mcp_tool_call")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
-  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? (typeOf(m.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
+  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "mcp_tool_call",
     status: "inProgress",
@@ -331,7 +331,7 @@ function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-exec.yaml:535 — event item.completed → item.started, turn.plan.updated, item.completed */
+/** mappings/codex-exec.yaml:531 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
   cx.ref(ID_thread_current);
@@ -345,7 +345,7 @@ function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:563 — event item.completed → runtime.error, item.completed */
+/** mappings/codex-exec.yaml:559 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "error")) return false;
   cx.ref(ID_thread_current);
@@ -362,12 +362,12 @@ function r_item_completed_error(m: View<Member<EventMessage, "type", "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:597 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:593 — event item.completed → item.started, item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
-  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? (typeOf(m.item?.command) === "array" ? "" : undefined) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
+  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
@@ -400,15 +400,15 @@ const ROW_turn_failed: Row = { rule: "codex-exec#turn-failed", line: 148, run: r
 const ROW_error: Row = { rule: "codex-exec#error", line: 179, run: r_error };
 const ROW_item_started_todo_list: Row = { rule: "codex-exec#item-started-todo-list", line: 197, run: r_item_started_todo_list };
 const ROW_item_started: Row = { rule: "codex-exec#item-started", line: 219, run: r_item_started };
-const ROW_item_updated_todo_list: Row = { rule: "codex-exec#item-updated-todo-list", line: 269, run: r_item_updated_todo_list };
-const ROW_item_updated: Row = { rule: "codex-exec#item-updated", line: 299, run: r_item_updated };
-const ROW_item_completed_agent_message: Row = { rule: "codex-exec#item-completed-agent-message", line: 359, run: r_item_completed_agent_message };
-const ROW_item_completed_reasoning: Row = { rule: "codex-exec#item-completed-reasoning", line: 402, run: r_item_completed_reasoning };
-const ROW_item_completed_command_execution: Row = { rule: "codex-exec#item-completed-command-execution", line: 434, run: r_item_completed_command_execution };
-const ROW_item_completed_mcp_tool_call: Row = { rule: "codex-exec#item-completed-mcp-tool-call", line: 490, run: r_item_completed_mcp_tool_call };
-const ROW_item_completed_todo_list: Row = { rule: "codex-exec#item-completed-todo-list", line: 535, run: r_item_completed_todo_list };
-const ROW_item_completed_error: Row = { rule: "codex-exec#item-completed-error", line: 563, run: r_item_completed_error };
-const ROW_item_completed: Row = { rule: "codex-exec#item-completed", line: 597, run: r_item_completed };
+const ROW_item_updated_todo_list: Row = { rule: "codex-exec#item-updated-todo-list", line: 268, run: r_item_updated_todo_list };
+const ROW_item_updated: Row = { rule: "codex-exec#item-updated", line: 298, run: r_item_updated };
+const ROW_item_completed_agent_message: Row = { rule: "codex-exec#item-completed-agent-message", line: 357, run: r_item_completed_agent_message };
+const ROW_item_completed_reasoning: Row = { rule: "codex-exec#item-completed-reasoning", line: 400, run: r_item_completed_reasoning };
+const ROW_item_completed_command_execution: Row = { rule: "codex-exec#item-completed-command-execution", line: 432, run: r_item_completed_command_execution };
+const ROW_item_completed_mcp_tool_call: Row = { rule: "codex-exec#item-completed-mcp-tool-call", line: 487, run: r_item_completed_mcp_tool_call };
+const ROW_item_completed_todo_list: Row = { rule: "codex-exec#item-completed-todo-list", line: 531, run: r_item_completed_todo_list };
+const ROW_item_completed_error: Row = { rule: "codex-exec#item-completed-error", line: 559, run: r_item_completed_error };
+const ROW_item_completed: Row = { rule: "codex-exec#item-completed", line: 593, run: r_item_completed };
 const PICK_EVENT_ITEM_COMPLETED_1: readonly Row[] = [ROW_item_completed_agent_message, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_2: readonly Row[] = [ROW_item_completed_reasoning, ROW_item_completed];
 const PICK_EVENT_ITEM_COMPLETED_3: readonly Row[] = [ROW_item_completed_command_execution, ROW_item_completed];

@@ -2,10 +2,10 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
-// Mapping table mappings/codex-rollout.yaml: sha256 3c155b472fd136aa0dd4f560e84ec7eb097d0280675f297d81450178704ed898
+// Mapping table mappings/codex-rollout.yaml: sha256 abbd18cf919a747bf16065c697e9b0f645fbc2de577a9aab8edd0e1b60e25a8d
 import type { IdRef, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
-import { add, arr, clip, concat, elements, joinKey, json, type JsonView, objects, shellLine, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, clip, concat, elements, joinKey, json, type JsonView, objects, shellLine, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-rollout.gen.js";
 
 export type LineMessage = U.RolloutLine;
@@ -203,7 +203,7 @@ function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "r
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: map_itemStatus(m.payload?.status, "inProgress"),
-    title: (clip(shellLine(m.payload?.action?.command)) ?? (typeOf(m.payload?.action?.command) === "array" ? "" : undefined) ?? clip(text(objects((m.payload?.action as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m.payload?.action as JsonView)?.server) != null && stringOf((m.payload?.action as JsonView)?.tool) != null ? concat((m.payload?.action as JsonView)?.server, ".", (m.payload?.action as JsonView)?.tool) : undefined) ?? stringOf((m.payload?.action as JsonView)?.tool) ?? clip(stringOf(m.payload?.action?.query)) ?? clip(stringOf((m.payload?.action as JsonView)?.path))),
+    title: (clip(shellLine(m.payload?.action?.command)) ?? clip(text(objects((m.payload?.action as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m.payload?.action as JsonView)?.server) != null && stringOf((m.payload?.action as JsonView)?.tool) != null ? concat((m.payload?.action as JsonView)?.server, ".", (m.payload?.action as JsonView)?.tool) : undefined) ?? stringOf((m.payload?.action as JsonView)?.tool) ?? clip(stringOf(m.payload?.action?.query)) ?? clip(stringOf((m.payload?.action as JsonView)?.path))),
     data: m.payload,
     command: shellLine(m.payload?.action?.command),
     cwd: stringOf(m.payload?.action?.working_directory),
@@ -211,7 +211,7 @@ function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:379 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:378 — line response_item → item.started */
 function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "tool_search_call")) return false;
   cx.ref(ID_thread_current);
@@ -228,7 +228,7 @@ function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:404 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:403 — line response_item → item.started, item.completed */
 function r_response_item_call_output(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "function_call_output" || m.payload?.type === "custom_tool_call_output" || m.payload?.type === "tool_search_output"))) return false;
   cx.ref(ID_thread_current);
@@ -252,7 +252,7 @@ function r_response_item_call_output(m: View<Member<LineMessage, "type", "respon
   return true;
 }
 
-/** mappings/codex-rollout.yaml:463 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:462 — line response_item → item.started, item.completed */
 function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "web_search_call")) return false;
   cx.ref(ID_thread_current);
@@ -274,7 +274,7 @@ function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "re
   return true;
 }
 
-/** mappings/codex-rollout.yaml:492 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:491 — line response_item → item.started, item.completed */
 function r_response_item_image_generation_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "image_generation_call")) return false;
   cx.ref(ID_thread_current);
@@ -289,7 +289,7 @@ function r_response_item_image_generation_call(m: View<Member<LineMessage, "type
   return true;
 }
 
-/** mappings/codex-rollout.yaml:517 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:516 — line response_item → item.started, item.completed */
 function r_response_item_compaction(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction" || m.payload?.type === "context_compaction"))) return false;
   cx.ref(ID_thread_current);
@@ -303,7 +303,7 @@ function r_response_item_compaction(m: View<Member<LineMessage, "type", "respons
   return true;
 }
 
-/** mappings/codex-rollout.yaml:541 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:540 — line response_item → item.started, item.completed */
 function r_response_item_agent_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "agent_message")) return false;
   cx.ref(ID_thread_current);
@@ -321,7 +321,7 @@ function r_response_item_agent_message(m: View<Member<LineMessage, "type", "resp
   return true;
 }
 
-/** mappings/codex-rollout.yaml:566 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:565 — line response_item → session.configured */
 function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "additional_tools")) return false;
   cx.ref(ID_thread_current);
@@ -330,7 +330,7 @@ function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:582 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:581 — line response_item → session.configured */
 function r_response_item_configuration_update(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "configuration_update")) return false;
   cx.ref(ID_thread_current);
@@ -339,7 +339,7 @@ function r_response_item_configuration_update(m: View<Member<LineMessage, "type"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:601 — line response_item → runtime.warning */
+/** mappings/codex-rollout.yaml:600 — line response_item → runtime.warning */
 function r_response_item_markers(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction_trigger" || m.payload?.type === "other"))) return false;
   if (m.payload?.type === "other") cx.emit("runtime.warning", {
@@ -349,7 +349,7 @@ function r_response_item_markers(m: View<Member<LineMessage, "type", "response_i
   return true;
 }
 
-/** mappings/codex-rollout.yaml:619 — line realtime_item → thread.realtime.started */
+/** mappings/codex-rollout.yaml:618 — line realtime_item → thread.realtime.started */
 function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_started")) return false;
   cx.ref(ID_thread_current);
@@ -357,7 +357,7 @@ function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtim
   return true;
 }
 
-/** mappings/codex-rollout.yaml:634 — line realtime_item → thread.realtime.closed */
+/** mappings/codex-rollout.yaml:633 — line realtime_item → thread.realtime.closed */
 function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_closed")) return false;
   cx.ref(ID_thread_current);
@@ -365,7 +365,7 @@ function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime
   return true;
 }
 
-/** mappings/codex-rollout.yaml:648 — line realtime_item → thread.realtime.item-added */
+/** mappings/codex-rollout.yaml:647 — line realtime_item → thread.realtime.item-added */
 function r_realtime_item(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
@@ -382,18 +382,18 @@ const ROW_response_item_message: Row = { rule: "codex-rollout#response-item-mess
 const ROW_response_item_reasoning: Row = { rule: "codex-rollout#response-item-reasoning", line: 239, run: r_response_item_reasoning };
 const ROW_response_item_function_call: Row = { rule: "codex-rollout#response-item-function-call", line: 287, run: r_response_item_function_call };
 const ROW_response_item_local_shell_call: Row = { rule: "codex-rollout#response-item-local-shell-call", line: 341, run: r_response_item_local_shell_call };
-const ROW_response_item_tool_search_call: Row = { rule: "codex-rollout#response-item-tool-search-call", line: 379, run: r_response_item_tool_search_call };
-const ROW_response_item_call_output: Row = { rule: "codex-rollout#response-item-call-output", line: 404, run: r_response_item_call_output };
-const ROW_response_item_web_search_call: Row = { rule: "codex-rollout#response-item-web-search-call", line: 463, run: r_response_item_web_search_call };
-const ROW_response_item_image_generation_call: Row = { rule: "codex-rollout#response-item-image-generation-call", line: 492, run: r_response_item_image_generation_call };
-const ROW_response_item_compaction: Row = { rule: "codex-rollout#response-item-compaction", line: 517, run: r_response_item_compaction };
-const ROW_response_item_agent_message: Row = { rule: "codex-rollout#response-item-agent-message", line: 541, run: r_response_item_agent_message };
-const ROW_response_item_additional_tools: Row = { rule: "codex-rollout#response-item-additional-tools", line: 566, run: r_response_item_additional_tools };
-const ROW_response_item_configuration_update: Row = { rule: "codex-rollout#response-item-configuration-update", line: 582, run: r_response_item_configuration_update };
-const ROW_response_item_markers: Row = { rule: "codex-rollout#response-item-markers", line: 601, run: r_response_item_markers };
-const ROW_realtime_session_started: Row = { rule: "codex-rollout#realtime-session-started", line: 619, run: r_realtime_session_started };
-const ROW_realtime_session_closed: Row = { rule: "codex-rollout#realtime-session-closed", line: 634, run: r_realtime_session_closed };
-const ROW_realtime_item: Row = { rule: "codex-rollout#realtime-item", line: 648, run: r_realtime_item };
+const ROW_response_item_tool_search_call: Row = { rule: "codex-rollout#response-item-tool-search-call", line: 378, run: r_response_item_tool_search_call };
+const ROW_response_item_call_output: Row = { rule: "codex-rollout#response-item-call-output", line: 403, run: r_response_item_call_output };
+const ROW_response_item_web_search_call: Row = { rule: "codex-rollout#response-item-web-search-call", line: 462, run: r_response_item_web_search_call };
+const ROW_response_item_image_generation_call: Row = { rule: "codex-rollout#response-item-image-generation-call", line: 491, run: r_response_item_image_generation_call };
+const ROW_response_item_compaction: Row = { rule: "codex-rollout#response-item-compaction", line: 516, run: r_response_item_compaction };
+const ROW_response_item_agent_message: Row = { rule: "codex-rollout#response-item-agent-message", line: 540, run: r_response_item_agent_message };
+const ROW_response_item_additional_tools: Row = { rule: "codex-rollout#response-item-additional-tools", line: 565, run: r_response_item_additional_tools };
+const ROW_response_item_configuration_update: Row = { rule: "codex-rollout#response-item-configuration-update", line: 581, run: r_response_item_configuration_update };
+const ROW_response_item_markers: Row = { rule: "codex-rollout#response-item-markers", line: 600, run: r_response_item_markers };
+const ROW_realtime_session_started: Row = { rule: "codex-rollout#realtime-session-started", line: 618, run: r_realtime_session_started };
+const ROW_realtime_session_closed: Row = { rule: "codex-rollout#realtime-session-closed", line: 633, run: r_realtime_session_closed };
+const ROW_realtime_item: Row = { rule: "codex-rollout#realtime-item", line: 647, run: r_realtime_item };
 const PICK_LINE_RESPONSE_ITEM_1: readonly Row[] = [ROW_response_item_message];
 const PICK_LINE_RESPONSE_ITEM_2: readonly Row[] = [ROW_response_item_reasoning];
 const PICK_LINE_RESPONSE_ITEM_3: readonly Row[] = [ROW_response_item_function_call];
@@ -493,10 +493,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:662)",
-    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:665)",
-    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:668)",
-    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:671)",
-    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:674)",
+    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:661)",
+    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:664)",
+    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:667)",
+    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:670)",
+    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:673)",
   },
 };
