@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
-// Mapping table mappings/cursor-cli.yaml: sha256 15343b9a808b9f4333a103c1f7301aa69795280e74d4f07b51a736b5f27c4108
+// Mapping table mappings/cursor-cli.yaml: sha256 d8e0a572950d22e1307a50ae9d9e2b12b4a5f916e3efe17a8665066804d73ffa
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { UNSET, add, arr, clip, concat, elements, firstId, integerOf, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -251,6 +251,7 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   cx.ref(ID_item_open_2, m.call_id);
   const s_cursorTool = h_cursor.cursorTool(m.tool_call);
   const s_toolPart = (typeOf(m.tool_call) === "array" ? objects(m.tool_call).map((s_element) => (s_element))?.[0] : variantOf(m.tool_call));
+  const s_toolInput = ((s_toolPart as JsonView)?.args ?? json((s_toolPart as JsonView)?.arguments) ?? (s_toolPart as JsonView)?.arguments);
   const s_toolArgs = (typeOf((s_toolPart as JsonView)?.args) != null ? (s_toolPart as JsonView)?.args : (json((s_toolPart as JsonView)?.arguments) ?? (s_toolPart as JsonView)?.arguments));
   const s_toolTitle = clip((text(stringOf((s_toolArgs as JsonView)?.command), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.path), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.query), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.url), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.name), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.description), "", "strings", true) ?? text(stringOf((s_toolPart as JsonView)?.name), "", "strings", true)));
   if (cx.isNew("item")) {
@@ -260,12 +261,9 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
       itemType: s_kind,
       status: "inProgress",
       title: s_toolTitle,
-      data: {
-        kind: tagOf(m.tool_call),
-        args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
-      },
+      data: { kind: tagOf(m.tool_call), args: s_toolInput },
       toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
-      input: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
+      input: s_toolInput,
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
       cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
       files: (s_kind === "file_change" ? s_tool?.files : undefined),
@@ -280,12 +278,9 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
       itemType: s_kind,
       status: "inProgress",
       title: s_toolTitle,
-      data: {
-        kind: tagOf(m.tool_call),
-        args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
-      },
+      data: { kind: tagOf(m.tool_call), args: s_toolInput },
       toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
-      input: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
+      input: s_toolInput,
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
       cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
       files: (s_kind === "file_change" ? s_tool?.files : undefined),
@@ -296,7 +291,7 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:368 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:373 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -327,7 +322,7 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
   return true;
 }
 
-/** mappings/cursor-cli.yaml:402 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:407 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -335,6 +330,7 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
   cx.ref(ID_item_close_2, m.call_id);
   const s_cursorTool = h_cursor.cursorTool(m.tool_call);
   const s_toolPart = (typeOf(m.tool_call) === "array" ? objects(m.tool_call).map((s_element) => (s_element))?.[0] : variantOf(m.tool_call));
+  const s_toolInput = ((s_toolPart as JsonView)?.args ?? json((s_toolPart as JsonView)?.arguments) ?? (s_toolPart as JsonView)?.arguments);
   const s_toolArgs = (typeOf((s_toolPart as JsonView)?.args) != null ? (s_toolPart as JsonView)?.args : (json((s_toolPart as JsonView)?.arguments) ?? (s_toolPart as JsonView)?.arguments));
   const s_toolTitle = clip((text(stringOf((s_toolArgs as JsonView)?.command), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.path), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.query), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.url), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.name), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.description), "", "strings", true) ?? text(stringOf((s_toolPart as JsonView)?.name), "", "strings", true)));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
@@ -344,12 +340,9 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
       itemType: s_kind,
       status: "inProgress",
       title: s_toolTitle,
-      data: {
-        kind: tagOf(m.tool_call),
-        args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
-      },
+      data: { kind: tagOf(m.tool_call), args: s_toolInput },
       toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
-      input: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
+      input: s_toolInput,
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
       cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
       files: (s_kind === "file_change" ? s_tool?.files : undefined),
@@ -366,15 +359,11 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
     const s_kind = map_toolKind(tagOf(m.tool_call));
     cx.emit("item.completed", {
       itemType: s_kind,
-      status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as JsonView)?.result) ?? "(none)"), "failed"),
+      status: map_cursorResultStatus((tagOf((s_toolPart as JsonView)?.result) ?? "(none)"), "failed"),
       title: s_toolTitle,
-      data: {
-        kind: tagOf(m.tool_call),
-        args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
-        result: (variantOf(m.tool_call) as JsonView)?.result,
-      },
+      data: { kind: tagOf(m.tool_call), args: s_toolInput, result: (s_toolPart as JsonView)?.result },
       toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
-      input: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
+      input: s_toolInput,
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
       cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
       files: (s_kind === "file_change" ? s_tool?.files : undefined),
@@ -389,7 +378,7 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-cli.yaml:487 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:493 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -400,13 +389,9 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
     cx.emit("item.updated", {
       itemType: s_kind,
       status: "inProgress",
-      data: {
-        kind: tagOf(m.tool_call),
-        subtype: m.subtype,
-        args: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
-      },
+      data: { kind: tagOf(m.tool_call), subtype: m.subtype, args: m.toolInput },
       toolName: (map_toolName(tagOf(m.tool_call)) ?? s_tool?.name),
-      input: ((variantOf(m.tool_call) as JsonView)?.args ?? json((variantOf(m.tool_call) as JsonView)?.arguments) ?? (variantOf(m.tool_call) as JsonView)?.arguments),
+      input: m.toolInput,
       command: (s_kind === "command_execution" ? s_tool?.command : undefined),
       cwd: (s_kind === "command_execution" ? s_tool?.cwd : undefined),
       files: (s_kind === "file_change" ? s_tool?.files : undefined),
@@ -417,7 +402,7 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
   return true;
 }
 
-/** mappings/cursor-cli.yaml:515 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:521 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -435,7 +420,7 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/cursor-cli.yaml:552 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:558 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
@@ -467,11 +452,11 @@ const ROW_assistant_message: Row = { rule: "cursor-cli#assistant-message", line:
 const ROW_thinking_delta: Row = { rule: "cursor-cli#thinking-delta", line: 241, run: r_thinking_delta };
 const ROW_thinking_completed: Row = { rule: "cursor-cli#thinking-completed", line: 262, run: r_thinking_completed };
 const ROW_tool_call_started: Row = { rule: "cursor-cli#tool-call-started", line: 289, run: r_tool_call_started };
-const ROW_tool_call_todos_completed: Row = { rule: "cursor-cli#tool-call-todos-completed", line: 368, run: r_tool_call_todos_completed };
-const ROW_tool_call_completed: Row = { rule: "cursor-cli#tool-call-completed", line: 402, run: r_tool_call_completed };
-const ROW_tool_call_other: Row = { rule: "cursor-cli#tool-call-other", line: 487, run: r_tool_call_other };
-const ROW_result_success: Row = { rule: "cursor-cli#result-success", line: 515, run: r_result_success };
-const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 552, run: r_result_failed };
+const ROW_tool_call_todos_completed: Row = { rule: "cursor-cli#tool-call-todos-completed", line: 373, run: r_tool_call_todos_completed };
+const ROW_tool_call_completed: Row = { rule: "cursor-cli#tool-call-completed", line: 407, run: r_tool_call_completed };
+const ROW_tool_call_other: Row = { rule: "cursor-cli#tool-call-other", line: 493, run: r_tool_call_other };
+const ROW_result_success: Row = { rule: "cursor-cli#result-success", line: 521, run: r_result_success };
+const ROW_result_failed: Row = { rule: "cursor-cli#result-failed", line: 558, run: r_result_failed };
 const PICK_EVENT_TOOL_CALL_1: readonly Row[] = [ROW_tool_call_started, ROW_tool_call_other];
 const PICK_EVENT_TOOL_CALL_2: readonly Row[] = [ROW_tool_call_todos_completed, ROW_tool_call_completed, ROW_tool_call_other];
 const PICK_EVENT_TOOL_CALL_OTHER: readonly Row[] = [ROW_tool_call_other];
