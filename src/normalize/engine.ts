@@ -286,7 +286,7 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       return out;
     },
     stats: () => {
-      const held = { sessions: sessions.all.length, threads: 0, turns: 0, items: 0, requests: 0, pendingCalls: pending.size, remembered: 0, variables: 0, variablesDropped: 0 };
+      const held = { sessions: sessions.all.size, threads: 0, turns: 0, items: 0, requests: 0, pendingCalls: pending.size, remembered: 0, variables: 0, variablesDropped: 0 };
       for (const { entities: t, vars } of sessions.all) {
         held.threads += t.thread.live.size;
         held.turns += t.turn.live.size;
@@ -305,8 +305,8 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       // the session that holds the entities named (the current one when it names none it knows)
       const named = ([["thread", h.threadId], ["turn", h.turnId], ["request", h.requestId]] as const).filter(([, id]) => id !== undefined);
       const holds = (p: Partition<Compiled>) => named.some(([role, id]) => [...p.entities[role].live.values(), p.entities[role].lastOpened].some((e) => e !== undefined && e.id === id && e.open));
-      if (sessions.all.length > 1 && named.length && !holds(sessions.current)) {
-        const p = sessions.all.find(holds);
+      if (sessions.all.size > 1 && named.length && !holds(sessions.current)) {
+        const p = [...sessions.all].find(holds);
         if (p) sessions.current = p;
       }
       rt.activate(sessions.current);

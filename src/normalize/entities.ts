@@ -60,7 +60,8 @@ const IDLE_LIMIT = 4096;
 const NO_OLD = new Map<string, never>();
 
 export class Memory<V> {
-  private young = new Map<string, V>();
+  /** NO_OLD (shared, never written) until the first set: a session's many tables cost no Map until they hold something. */
+  private young: Map<string, V> = NO_OLD;
   private old: Map<string, V> = NO_OLD;
   private readonly half: number;
   constructor(limit: number) {
@@ -74,6 +75,7 @@ export class Memory<V> {
     return this.young.has(k) || this.old.has(k);
   }
   set(k: string, v: V): void {
+    if (this.young === NO_OLD) this.young = new Map();
     this.young.set(k, v);
     if (this.young.size >= this.half) {
       this.old = this.young;

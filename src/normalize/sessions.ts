@@ -50,8 +50,8 @@ export function sessionKey(v: unknown): string | undefined {
 }
 
 export class Sessions<T = unknown> {
-  /** Every partition, in the order the stream opened them (end() reports them in this order). */
-  readonly all: Partition<T>[] = [];
+  /** Every partition, in the order the stream opened them (end() reports them in this order; a Set: the bound forgets one in O(1)). */
+  readonly all = new Set<Partition<T>>();
   private readonly byKey = new Map<string, Partition<T>>();
   /** Recency: partitions by last use (a Map's insertion order; re-inserted on a switch, not on every message). */
   private readonly recency = new Set<Partition<T>>();
@@ -69,9 +69,14 @@ export class Sessions<T = unknown> {
 
   private open(sessionId: RuntimeSessionId): Partition<T> {
     const p: Partition<T> = { sessionId, keys: [], entities: createEntityStore(), vars: new SessionVars<T>(), statedVersions: new Map() };
-    this.all.push(p);
+    this.all.add(p);
     this.recency.add(p);
     return p;
+  }
+
+  /** The partition opened first of those held. */
+  private first(): Partition<T> {
+    return this.all.values().next().value!;
   }
 
   private bind(key: string, p: Partition<T>): void {
@@ -115,7 +120,7 @@ export class Sessions<T = unknown> {
         if (joined) p = joined;
         else if (this.renewed && !this.renewed.gone) { p = this.renewed; this.renewed = undefined; }
         else if (this.asked && !this.asked.gone) { p = this.asked; this.asked = undefined; }
-        else if (this.all.length === 1 && this.all[0].keys.length === 0) p = this.all[0]; // the stream's first id
+        else if (this.all.size === 1 && this.first().keys.length === 0) p = this.first(); // the stream's first id
         else p = this.open(this.mint());
         this.bind(key, p);
         this.bound();
@@ -141,12 +146,12 @@ export class Sessions<T = unknown> {
 
   /** The bound: past MAX_SESSIONS partitions the least recently used one (never the current) is forgotten. */
   private bound(): void {
-    while (this.all.length > MAX_SESSIONS) {
+    while (this.all.size > MAX_SESSIONS) {
       let victim: Partition<T> | undefined;
       for (const p of this.recency) if (p !== this.current) { victim = p; break; }
       if (!victim) return;
       this.recency.delete(victim);
-      this.all.splice(this.all.indexOf(victim), 1);
+      this.all.delete(victim);
       victim.gone = true;
       for (const k of victim.keys) if (this.byKey.get(k) === victim) this.byKey.delete(k);
       this.dropped.push(victim);
