@@ -25,7 +25,10 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     when: (a) => a.payload?.requestType === "tool_user_input",
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => { const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))); return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: text(s_labels, ", ", "strings", false) }) : SKIP; })) : undefined) })), decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined) }),
+    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => {
+      const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen)));
+      return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: text(s_labels, ", ", "strings", false) }) : SKIP;
+    })) : undefined) })), decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined) }),
     at: "mappings/claude-sdk.yaml:303",
   },
   {
@@ -266,7 +269,10 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["result"],
-          body: (a) => compact({ outcome: compact({ outcome: "answered", answers: (typeOf(a.reply?.answers) === "object" ? mapObjects(a.payload?.questions, (s_q) => { const s_chosen = strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value); return typeOf(s_q?.id) === "string" && s_chosen?.[0] != null ? compact({ questionId: s_q?.id, selectedOptionIds: s_chosen }) : SKIP; }) : undefined) }) }),
+          body: (a) => compact({ outcome: compact({ outcome: "answered", answers: (typeOf(a.reply?.answers) === "object" ? mapObjects(a.payload?.questions, (s_q) => {
+            const s_chosen = strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value);
+            return typeOf(s_q?.id) === "string" && s_chosen?.[0] != null ? compact({ questionId: s_q?.id, selectedOptionIds: s_chosen }) : SKIP;
+          }) : undefined) }) }),
           at: "mappings/acp.yaml:1727",
         },
         {
@@ -379,7 +385,10 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["result"],
-          body: (a) => compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => { const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))); return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP; })) : undefined) }),
+          body: (a) => compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => {
+            const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen)));
+            return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP;
+          })) : undefined) }),
           at: "mappings/codex-app-server.yaml:1123",
         },
         {
@@ -583,7 +592,10 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["submission"],
-          body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => { const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))); return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP; })) : undefined) }) }),
+          body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => {
+            const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen)));
+            return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP;
+          })) : undefined) }) }),
           at: "mappings/codex-eventmsg.yaml:1949",
         },
         {

@@ -4,7 +4,7 @@
  * rows' raw.rule. src/answer/answer.ts runs them (answerRequest).
  */
 import type { AnswerCaseIR } from "./answers.ts";
-import { allExprs, answerCondCode, answerExprCode, collectUsed, condExprs, usedNow } from "./emit-mapper.ts";
+import { allExprs, answerCondCode, answerExprCode, collectUsed, condExprs, expandBlocks, usedNow } from "./emit-mapper.ts";
 import type { Cond, Expr, TableIR } from "./ir.ts";
 
 /** The row-util function of each operator an answer may use. */
@@ -18,7 +18,7 @@ const lit = (v: unknown): string => (Array.isArray(v) ? `[${v.map(lit).join(", "
 const ident = (s: string) => s.replace(/[^A-Za-z0-9]/g, "_");
 
 export function emitAnswers(tables: TableIR[], header: string): string {
-  return collectUsed(() => answersText(tables, header)).out;
+  return expandBlocks(collectUsed(() => answersText(tables, header)).out);
 }
 
 function answersText(tables: TableIR[], header: string): string {

@@ -180,6 +180,31 @@ function lit(v: unknown): string {
   return v === undefined ? "undefined" : JSON.stringify(v);
 }
 
+/**
+ * Block markers in expression code (the statements of a `$list` element's arrow function): the printer writes a
+ * statement's text on one line, so expandBlocks() puts each statement of the block on a line of its own, indented
+ * from the line the block opens on.
+ */
+const BLOCK_IN = "\u0001", BLOCK_LINE = "\u0002", BLOCK_OUT = "\u0003";
+
+/** The generated text with its blocks laid out (see BLOCK_IN). */
+export function expandBlocks(text: string): string {
+  if (!text.includes(BLOCK_IN)) return text;
+  return text.split("\n").map((line) => {
+    if (!line.includes(BLOCK_IN)) return line;
+    const base = /^ */.exec(line)![0];
+    let depth = 0;
+    let out = "";
+    for (const ch of line) {
+      if (ch === BLOCK_IN) out += `\n${base}${"  ".repeat(++depth)}`;
+      else if (ch === BLOCK_LINE) out += `\n${base}${"  ".repeat(depth)}`;
+      else if (ch === BLOCK_OUT) out += `\n${base}${"  ".repeat(--depth)}`;
+      else out += ch;
+    }
+    return out;
+  }).join("\n");
+}
+
 export function exprCode(e: Expr, scope: Set<string>): string {
   switch (e.k) {
     case "path": {
@@ -263,7 +288,7 @@ export function exprCode(e: Expr, scope: Set<string>): string {
         const fn = e.all ? "mapElements" : "mapObjects";
         use(fn);
         if (test) use("SKIP");
-        return `${fn}(${exprCode(e.of, scope)}, (s_${e.as}${e.index ? `, s_${e.index}` : ""}) => { ${[...lets, `return ${test ? `${test} ? ${to} : SKIP` : to};`].join(" ")} })`;
+        return `${fn}(${exprCode(e.of, scope)}, (s_${e.as}${e.index ? `, s_${e.index}` : ""}) => {${BLOCK_IN}${[...lets, `return ${test ? `${test} ? ${to} : SKIP` : to};`].join(BLOCK_LINE)}${BLOCK_OUT}})`;
       }
       const where = e.where.length ? `.filter((s_${e.as}) => ${e.where.map((c) => condCode(c, inner)).join(" && ")})` : "";
       return `${e.all ? "elements" : "objects"}(${exprCode(e.of, scope)})${where}.map((s_${e.as}) => (${exprCode(e.to, inner)}))`;
@@ -758,7 +783,7 @@ function mapperText(t: TableIR, upstreamTypesModule: string, typeNames: Upstream
   // A blank line after the imports and after the type aliases.
   return withSourceFile(`${t.surface}.gen.ts`, { kind: StructureKind.SourceFile, statements }, (file) => {
     // One blank line between declarations, and after the imports.
-    const text = file.getFullText().replace(/\n{3,}/g, "\n\n").replace(/^((?:import .*\n)+)(?!\n)/m, "$1\n");
+    const text = expandBlocks(file.getFullText()).replace(/\n{3,}/g, "\n\n").replace(/^((?:import .*\n)+)(?!\n)/m, "$1\n");
     return `${header}\n${text}`;
   });
 }

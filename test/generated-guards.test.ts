@@ -70,3 +70,27 @@ describe("generated code: no any as a type", () => {
     expect(found).toEqual([]);
   });
 });
+
+describe("generated code: one statement a line", () => {
+  const ROOT = join(__dirname, "../generated");
+  const files = (readdirSync(ROOT, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts") && !f.startsWith("validators")).sort();
+
+  it("no two statements of a function on one line, no layout marker left", () => {
+    const found: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(join(ROOT, f), "utf8");
+      // the generator's block markers (expandBlocks) are all laid out
+      if (/[\u0001-\u0003]/.test(text)) found.push(`${f}: a block marker`);
+      const sf = ts.createSourceFile(f, text, ts.ScriptTarget.Latest, true);
+      const walk = (n: ts.Node): void => {
+        if (ts.isBlock(n) && n.statements.length > 1) {
+          const lines = n.statements.map((s) => sf.getLineAndCharacterOfPosition(s.getStart(sf)).line);
+          lines.forEach((l, i) => { if (i && l === lines[i - 1]) found.push(`${f}:${l + 1}`); });
+        }
+        ts.forEachChild(n, walk);
+      };
+      walk(sf);
+    }
+    expect(found.slice(0, 10)).toEqual([]);
+  });
+});

@@ -1055,7 +1055,16 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_4, m.params?.toolCallId);
   cx.ref(ID_request_open, m.id);
-  const s_asked = (typeOf(m.params?.questions) === "array" ? mapObjects(m.params?.questions, (s_q) => { const s_prompt = str(s_q?.prompt); const s_qid = str(s_q?.id); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); const s_oid = str(s_o?.id); return (s_oid ?? s_label) != null ? { id: (s_oid ?? s_label), label: (s_label ?? s_oid) } : SKIP; }); return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.allowMultiple === true ? true : false), freeText: (s_choices?.[0] != null ? false : true) } : SKIP; }) : undefined);
+  const s_asked = (typeOf(m.params?.questions) === "array" ? mapObjects(m.params?.questions, (s_q) => {
+    const s_prompt = str(s_q?.prompt);
+    const s_qid = str(s_q?.id);
+    const s_choices = mapObjects(s_q?.options, (s_o) => {
+      const s_label = str(s_o?.label);
+      const s_oid = str(s_o?.id);
+      return (s_oid ?? s_label) != null ? { id: (s_oid ?? s_label), label: (s_label ?? s_oid) } : SKIP;
+    });
+    return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.allowMultiple === true ? true : false), freeText: (s_choices?.[0] != null ? false : true) } : SKIP;
+  }) : undefined);
   cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: (str(m.params?.title) ?? str(m.params?.questions?.[0]?.prompt)),

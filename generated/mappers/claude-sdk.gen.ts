@@ -1510,7 +1510,14 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
       description: m.options?.description,
     },
     options: ((map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf(m.options?.suggestions?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
-    questions: (map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" && typeOf(m.input?.questions) === "array" ? mapObjects(m.input?.questions, (s_q) => { const s_prompt = str(s_q?.question); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null ? { id: s_prompt, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiSelect === true ? true : false), freeText: true } : SKIP; }) : undefined),
+    questions: (map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" && typeOf(m.input?.questions) === "array" ? mapObjects(m.input?.questions, (s_q) => {
+      const s_prompt = str(s_q?.question);
+      const s_choices = mapObjects(s_q?.options, (s_o) => {
+        const s_label = str(s_o?.label);
+        return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP;
+      });
+      return s_prompt != null ? { id: s_prompt, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiSelect === true ? true : false), freeText: true } : SKIP;
+    }) : undefined),
   });
   return true;
 }
@@ -1524,7 +1531,11 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   cx.ref(ID_item_use_2, (v1 !== UNSET ? v1 : (v1 = (m.toolUseID ?? cx.vars.permission))));
   cx.setVar("permission", null);
   if (cx.wasOpen("request")) {
-    const s_texts = (cx.state("request", "requestType") === "tool_user_input" && typeOf(m.updatedInput?.answers) === "object" ? objectOf(mapObjects(entries(m.updatedInput?.answers), (s_answer) => { const s_question = findLast(objects(m.updatedInput?.questions), (s_q) => same(str(s_q?.question), s_answer?.key)); const s_parts = (s_question?.multiSelect === true ? split(s_answer?.value, ", ") : [s_answer?.value]); return typeOf(s_answer?.value) === "string" ? { key: s_answer?.key, value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])) } : SKIP; })) : undefined);
+    const s_texts = (cx.state("request", "requestType") === "tool_user_input" && typeOf(m.updatedInput?.answers) === "object" ? objectOf(mapObjects(entries(m.updatedInput?.answers), (s_answer) => {
+      const s_question = findLast(objects(m.updatedInput?.questions), (s_q) => same(str(s_q?.question), s_answer?.key));
+      const s_parts = (s_question?.multiSelect === true ? split(s_answer?.value, ", ") : [s_answer?.value]);
+      return typeOf(s_answer?.value) === "string" ? { key: s_answer?.key, value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])) } : SKIP;
+    })) : undefined);
     const s_answered = (objects(entries(s_texts)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_texts : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),
@@ -1698,7 +1709,14 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       description: m?.request?.description,
     },
     options: ((map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf((m?.request?.permission_suggestions as JsonView)?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
-    questions: (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" && typeOf((m?.request?.input as JsonView)?.questions) === "array" ? mapObjects((m?.request?.input as JsonView)?.questions, (s_q) => { const s_prompt = str(s_q?.question); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null ? { id: s_prompt, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiSelect === true ? true : false), freeText: true } : SKIP; }) : undefined),
+    questions: (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" && typeOf((m?.request?.input as JsonView)?.questions) === "array" ? mapObjects((m?.request?.input as JsonView)?.questions, (s_q) => {
+      const s_prompt = str(s_q?.question);
+      const s_choices = mapObjects(s_q?.options, (s_o) => {
+        const s_label = str(s_o?.label);
+        return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP;
+      });
+      return s_prompt != null ? { id: s_prompt, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiSelect === true ? true : false), freeText: true } : SKIP;
+    }) : undefined),
   });
   return true;
 }
@@ -1801,7 +1819,11 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_request_close_2, m.response?.request_id);
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) {
-    const s_texts = (cx.state("request", "requestType") === "tool_user_input" && typeOf((m.response?.response as JsonView)?.updatedInput?.answers) === "object" ? objectOf(mapObjects(entries((m.response?.response as JsonView)?.updatedInput?.answers), (s_answer) => { const s_question = findLast(objects((m.response?.response as JsonView)?.updatedInput?.questions), (s_q) => same(str(s_q?.question), s_answer?.key)); const s_parts = (s_question?.multiSelect === true ? split(s_answer?.value, ", ") : [s_answer?.value]); return typeOf(s_answer?.value) === "string" ? { key: s_answer?.key, value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])) } : SKIP; })) : undefined);
+    const s_texts = (cx.state("request", "requestType") === "tool_user_input" && typeOf((m.response?.response as JsonView)?.updatedInput?.answers) === "object" ? objectOf(mapObjects(entries((m.response?.response as JsonView)?.updatedInput?.answers), (s_answer) => {
+      const s_question = findLast(objects((m.response?.response as JsonView)?.updatedInput?.questions), (s_q) => same(str(s_q?.question), s_answer?.key));
+      const s_parts = (s_question?.multiSelect === true ? split(s_answer?.value, ", ") : [s_answer?.value]);
+      return typeOf(s_answer?.value) === "string" ? { key: s_answer?.key, value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])) } : SKIP;
+    })) : undefined);
     const s_answered = (objects(entries(s_texts)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_texts : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),

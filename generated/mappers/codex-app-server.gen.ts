@@ -781,7 +781,15 @@ function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method"
   cx.ref(ID_turn_use, m.params?.turnId);
   cx.ref(ID_item_use_3, m.params?.itemId);
   cx.ref(ID_request_open, m.id);
-  const s_asked = (typeOf(m.params?.questions) === "array" ? mapObjects(m.params?.questions, (s_q) => { const s_prompt = str(s_q?.question); const s_qid = str(s_q?.id); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: false, freeText: (s_q?.isOther !== true && s_choices?.[0] != null ? false : true) } : SKIP; }) : undefined);
+  const s_asked = (typeOf(m.params?.questions) === "array" ? mapObjects(m.params?.questions, (s_q) => {
+    const s_prompt = str(s_q?.question);
+    const s_qid = str(s_q?.id);
+    const s_choices = mapObjects(s_q?.options, (s_o) => {
+      const s_label = str(s_o?.label);
+      return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP;
+    });
+    return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: false, freeText: (s_q?.isOther !== true && s_choices?.[0] != null ? false : true) } : SKIP;
+  }) : undefined);
   cx.emit("user-input.requested", { questions: s_asked, data: m.params?.questions });
   cx.emit("request.opened", { requestType: "tool_user_input", args: m.params, questions: s_asked });
   return true;

@@ -1179,7 +1179,15 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_request_open_2, m.call_id);
-  const s_asked = (typeOf(m.questions) === "array" ? mapObjects(m.questions, (s_q) => { const s_prompt = str(s_q?.question); const s_qid = str(s_q?.id); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: false, freeText: (s_q?.isOther !== true && s_choices?.[0] != null ? false : true) } : SKIP; }) : undefined);
+  const s_asked = (typeOf(m.questions) === "array" ? mapObjects(m.questions, (s_q) => {
+    const s_prompt = str(s_q?.question);
+    const s_qid = str(s_q?.id);
+    const s_choices = mapObjects(s_q?.options, (s_o) => {
+      const s_label = str(s_o?.label);
+      return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP;
+    });
+    return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: false, freeText: (s_q?.isOther !== true && s_choices?.[0] != null ? false : true) } : SKIP;
+  }) : undefined);
   cx.emit("user-input.requested", { questions: s_asked, data: m.questions });
   cx.emit("request.opened", { requestType: "tool_user_input", args: m, questions: s_asked });
   return true;

@@ -863,7 +863,14 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_item_use_2, cx.vars.call.get(m.properties?.tool?.callID));
   cx.ref(ID_request_open, m.properties?.id);
-  const s_asked = (typeOf(m.properties?.questions) === "array" ? mapObjects(m.properties?.questions, (s_q, s_i) => { const s_prompt = str(s_q?.question); const s_choices = mapObjects(s_q?.options, (s_o) => { const s_label = str(s_o?.label); return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP; }); return s_prompt != null ? { id: str(s_i), prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiple === true ? true : false), freeText: (s_q?.custom === false && s_choices?.[0] != null ? false : true) } : SKIP; }) : undefined);
+  const s_asked = (typeOf(m.properties?.questions) === "array" ? mapObjects(m.properties?.questions, (s_q, s_i) => {
+    const s_prompt = str(s_q?.question);
+    const s_choices = mapObjects(s_q?.options, (s_o) => {
+      const s_label = str(s_o?.label);
+      return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP;
+    });
+    return s_prompt != null ? { id: str(s_i), prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiple === true ? true : false), freeText: (s_q?.custom === false && s_choices?.[0] != null ? false : true) } : SKIP;
+  }) : undefined);
   if (cx.isNew("request")) cx.emit("user-input.requested", { questions: s_asked, data: m.properties?.questions });
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
@@ -879,7 +886,9 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.ref(ID_request_close_2, m.properties?.requestID);
-  const s_chosen = (typeOf(m.properties?.answers) === "array" ? objectOf(mapElements(m.properties?.answers, (s_labels, s_i) => { return { key: s_i, value: strings(s_labels) }; })) : undefined);
+  const s_chosen = (typeOf(m.properties?.answers) === "array" ? objectOf(mapElements(m.properties?.answers, (s_labels, s_i) => {
+    return { key: s_i, value: strings(s_labels) };
+  })) : undefined);
   const s_replied = (objects(entries(s_chosen)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_chosen : undefined);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: s_replied, data: m.properties?.answers });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {

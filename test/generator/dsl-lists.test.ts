@@ -62,7 +62,7 @@ const emitted = (text = TABLE) => gen.emitMapper.emitMapper(load(text).table!, "
 function valueOf(rule: string, name: string): (m: unknown) => unknown {
   const row = (load(TABLE).table as any).rows.find((r: any) => r.rule === rule);
   const lets: { name: string; value: unknown }[] = row.lets;
-  const body = lets.map((l, i) => `const s_${l.name} = ${gen.emitMapper.exprCode(l.value, new Set(lets.slice(0, i).map((x) => x.name)))};`).join("\n");
+  const body = gen.emitMapper.expandBlocks(lets.map((l, i) => `const s_${l.name} = ${gen.emitMapper.exprCode(l.value, new Set(lets.slice(0, i).map((x) => x.name)))};`).join("\n"));
   const names = Object.keys(RU);
   const f = new Function("m", ...names, `${body}\nreturn s_${name};`);
   return (m) => f(m, ...names.map((n) => (RU as Record<string, unknown>)[n]));
@@ -75,10 +75,18 @@ describe("DSL: $list let and index, $find, $entries, $object, $strings, $split, 
 
   it("emits each as code over row-util functions, and imports only the functions the code calls", () => {
     const code = emitted();
-    expect(code).toContain("const s_asked = mapObjects(m.properties?.questions, (s_q, s_i) => { const s_prompt = str(s_q?.question); const s_labels = objects(s_q?.options).map((s_o) => (str(s_o?.label))); return s_prompt !== \"skip\" ? { id: str(s_i), prompt: s_prompt, labels: s_labels, multi: (s_q?.multiple === true ? true : false) } : SKIP; });");
+    // a list element's named values: one statement a line, indented under the line the function opens on
+    expect(code).toContain([
+      "  const s_asked = mapObjects(m.properties?.questions, (s_q, s_i) => {",
+      "    const s_prompt = str(s_q?.question);",
+      "    const s_labels = objects(s_q?.options).map((s_o) => (str(s_o?.label)));",
+      "    return s_prompt !== \"skip\" ? { id: str(s_i), prompt: s_prompt, labels: s_labels, multi: (s_q?.multiple === true ? true : false) } : SKIP;",
+      "  });",
+    ].join("\n"));
     expect(code).toContain("const s_firstMulti = objects(m.properties?.questions).find((s_q) => s_q?.multiple === true);");
     expect(code).toContain("const s_lastSame = findLast(objects(m.properties?.questions), (s_q) => same(s_q?.question, m.properties?.id));");
-    expect(code).toContain("const s_byIndex = objectOf(mapElements(m.properties?.answers, (s_a, s_i) => { return { key: s_i, value: strings(s_a) }; }));");
+    expect(code).toContain("  const s_byIndex = objectOf(mapElements(m.properties?.answers, (s_a, s_i) => {\n    return { key: s_i, value: strings(s_a) };\n  }));");
+    expect(code).not.toMatch(/[\u0001-\u0003]/);
     expect(code).toContain("fields: entries(s_byIndex)");
     expect(code).toContain('parts: split(m.properties?.requestID, ", ")');
     expect(code).toContain("ms: add(product(m.properties?.sessionID, 1000), round(m.properties?.requestID, 1000000))");
