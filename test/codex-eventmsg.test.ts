@@ -9,6 +9,7 @@ import { createNormalizer, type CanonicalEvent } from "../src/normalize/normaliz
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import { verifyEvents } from "../src/verify/verify.js";
 
 const SURFACE = "codex-eventmsg";
 const table = SURFACES[SURFACE];
@@ -259,4 +260,24 @@ describe("Codex command titles", () => {
       }
     });
   }
+});
+
+describe("an answer names where its request was asked", () => {
+  it("a turn's end settling a request still open from an earlier turn: the resolution names the earlier turn and the request's item", () => {
+    const out = run([
+      sub("u1", { type: "task_started", turn_id: "u1" }),
+      sub("u1", { type: "exec_approval_request", call_id: "c1", turn_id: "u1", command: ["rm", "x"], cwd: "/w", parsed_cmd: [] }),
+      sub("u2", { type: "task_started", turn_id: "u2" }),
+      sub("u2", { type: "turn_aborted", reason: "interrupted", turn_id: "u2" }),
+    ]);
+    const opened = out.find((e) => e.type === "request.opened")!;
+    const resolved = out.find((e) => e.type === "request.resolved")!;
+    const turns = out.filter((e) => e.type === "turn.started").map((e) => e.turnId);
+    expect(turns).toHaveLength(2);
+    expect(opened.turnId).toBe(turns[0]);
+    expect(resolved.requestId).toBe(opened.requestId);
+    expect([resolved.turnId, resolved.itemId]).toEqual([opened.turnId, opened.itemId]);
+    expect(resolved.providerRefs?.providerTurnId).toBe("u1");
+    expect(verifyEvents(out).violations).toEqual([]);
+  });
 });

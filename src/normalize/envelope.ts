@@ -130,18 +130,22 @@ export class Envelope {
         }
       }
     }
+    // An answer names the turn and item its request was asked in, whichever message answered it (a turn's end
+    // settling requests still open from an earlier turn; a reply naming another item): theirs replace the row's.
     const o = answerOf;
     if (o) {
-      if (ev.turnId === undefined && o.turnId !== undefined) {
+      if (o.turnId !== undefined && ev.turnId !== o.turnId) {
         ev.turnId = o.turnId;
-        if (o.providerTurnId !== undefined) (refs ??= {}).providerTurnId ??= o.providerTurnId;
+        if (o.providerTurnId !== undefined) (refs ??= {}).providerTurnId = o.providerTurnId;
+        else if (refs) delete refs.providerTurnId;
       }
-      if (ev.itemId === undefined && o.itemId !== undefined) {
+      if (o.itemId !== undefined && ev.itemId !== o.itemId) {
         ev.itemId = o.itemId;
-        if (o.providerItemId !== undefined) (refs ??= {}).providerItemId ??= o.providerItemId;
+        if (o.providerItemId !== undefined) (refs ??= {}).providerItemId = o.providerItemId;
+        else if (refs) delete refs.providerItemId;
       }
     }
-    if (refs) ev.providerRefs = refs;
+    if (refs) for (const k in refs) { ev.providerRefs = refs; break; }
     ev.payload = payload;
     // includeRaw false: no raw.payload at all (raw.source/method/rule stay)
     if (!this.o.includeRaw) {
