@@ -474,7 +474,11 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["completed"],
           via: ["result"],
-          body: (a) => compact({ success: true, contentItems: ((typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined) ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined) ?? []) }),
+          body: (a) => compact({ success: true, contentItems: (
+            (typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined)
+            ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined)
+            ?? []
+          ) }),
           at: "mappings/codex-app-server.yaml:1219",
         },
         {

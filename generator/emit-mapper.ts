@@ -186,6 +186,8 @@ function lit(v: unknown): string {
  * from the line the block opens on.
  */
 const BLOCK_IN = "\u0001", BLOCK_LINE = "\u0002", BLOCK_OUT = "\u0003";
+/** Past this many characters, a `$first` chain is laid out one alternative a line. */
+const LONG = 120;
 
 /** The generated text with its blocks laid out (see BLOCK_IN). */
 export function expandBlocks(text: string): string {
@@ -219,7 +221,9 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       return `h_${e.module ?? "unknown"}.${e.name}(${e.args.map((a) => exprCode(a, scope)).join(", ")})`;
     case "first": {
       MEMO?.reads.push([]);
-      const code = `(${e.items.map((a) => exprCode(a, scope)).join(" ?? ")})`;
+      const items = e.items.map((a) => exprCode(a, scope));
+      // a long chain: one alternative a line
+      const code = items.reduce((n, x) => n + x.length, 0) > LONG ? `(${BLOCK_IN}${items.join(`${BLOCK_LINE}?? `)}${BLOCK_OUT})` : `(${items.join(" ?? ")})`;
       const keys = MEMO?.reads.pop() ?? [];
       return keys.length ? reused(code, keys) : code;
     }

@@ -405,7 +405,10 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, (joinKey("msg", str(m.params?.update?.messageId)) ?? joinKey("seg", m.params?.sessionId, (cx.vars.turn.get(m.params?.sessionId) ?? "none"), (cx.vars.seg.get(m.params?.sessionId) ?? 0))));
+  cx.ref(ID_item_open, (
+    joinKey("msg", str(m.params?.update?.messageId))
+    ?? joinKey("seg", m.params?.sessionId, (cx.vars.turn.get(m.params?.sessionId) ?? "none"), (cx.vars.seg.get(m.params?.sessionId) ?? 0))
+  ));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.params?.update?.content?.text });
   return true;
@@ -416,7 +419,10 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, (joinKey("thought", str(m.params?.update?.messageId)) ?? joinKey("thoughtseg", m.params?.sessionId, (cx.vars.turn.get(m.params?.sessionId) ?? "none"), (cx.vars.seg.get(m.params?.sessionId) ?? 0))));
+  cx.ref(ID_item_open, (
+    joinKey("thought", str(m.params?.update?.messageId))
+    ?? joinKey("thoughtseg", m.params?.sessionId, (cx.vars.turn.get(m.params?.sessionId) ?? "none"), (cx.vars.seg.get(m.params?.sessionId) ?? 0))
+  ));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.params?.update?.content?.text });
   return true;
@@ -464,7 +470,11 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
   {
-    const s_prompt = (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text));
+    const s_prompt = (
+      h_claude.claudeCommandPrompt(m.params?.update?.content?.text)
+      ?? str(m.params?.update?.content?.text)
+      ?? str(m.params?.update?.content?.resource?.text)
+    );
     cx.emit("item.completed", {
       itemType: "user_message",
       status: "completed",
@@ -484,7 +494,10 @@ function r_user_message_chunk_history_marker(m: View<Member<Notification, "metho
   cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
   {
-    const s_said = ((map_historyMarker(m.params?.update?.content?.text) === "local-command-output" ? h_claude.claudeLocalCommandText(m.params?.update?.content?.text) : undefined) ?? str(m.params?.update?.content?.text));
+    const s_said = (
+      (map_historyMarker(m.params?.update?.content?.text) === "local-command-output" ? h_claude.claudeLocalCommandText(m.params?.update?.content?.text) : undefined)
+      ?? str(m.params?.update?.content?.text)
+    );
     cx.emit("item.completed", {
       itemType: "user_message",
       status: "completed",
@@ -520,7 +533,11 @@ function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, 
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
   {
-    const s_prompt = (h_claude.claudeCommandPrompt(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text));
+    const s_prompt = (
+      h_claude.claudeCommandPrompt(m.params?.update?.content?.text)
+      ?? str(m.params?.update?.content?.text)
+      ?? str(m.params?.update?.content?.resource?.text)
+    );
     cx.emit("item.completed", {
       itemType: "user_message",
       status: "completed",
@@ -570,9 +587,26 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
       data: m.params?.update,
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
-      output: ((stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
-      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
+      output: (
+        (
+          stringOf(m.params?.update?.content)
+          ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+        )
+        ?? str(m.params?.update?.rawOutput?.output)
+        ?? str(m.params?.update?.rawOutput)
+      ),
+      command: (s_kind === "command_execution" ? (
+        (
+          shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd)
+          ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)
+        )
+        ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)
+      ) : undefined),
+      files: (s_kind === "file_change" ? (
+        h_acp.acpFiles(m.params?.update?.content)
+        ?? h_claude.editFiles(m.params?.update?.rawInput)
+        ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)
+      ) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
       terminalId: objects(m.params?.update?.content).filter((s_c) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c) => (s_c?.terminalId))?.[0],
     });
@@ -586,8 +620,14 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  const s_outputText = (stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false));
-  const s_argsCommand = (shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command));
+  const s_outputText = (
+    stringOf(m.params?.update?.content)
+    ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+  );
+  const s_argsCommand = (
+    shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd)
+    ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)
+  );
   const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
   const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
   const s_acpLocationFiles = h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind);
@@ -607,7 +647,10 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
       output: (s_outputText ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      command: (s_kind === "command_execution" ? (
+        s_argsCommand
+        ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)
+      ) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? s_acpLocationFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
@@ -625,7 +668,10 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
       output: (s_outputText ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      command: (s_kind === "command_execution" ? (
+        s_argsCommand
+        ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)
+      ) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? s_acpLocationFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
@@ -642,12 +688,18 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
-  const s_argsCommand = (shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command));
+  const s_argsCommand = (
+    shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd)
+    ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)
+  );
   const s_acpFiles = h_acp.acpFiles(m.params?.update?.content);
   const s_editFiles = h_claude.editFiles(m.params?.update?.rawInput);
   const s_terminalId = objects(m.params?.update?.content).filter((s_c) => s_c?.type === "terminal" && stringOf(s_c?.terminalId) != null).map((s_c) => (s_c?.terminalId))?.[0];
   cx.setVarIn(cx.vars.seg, m.params?.sessionId, add(cx.vars.seg.get(m.params?.sessionId), 1));
-  cx.setVarIn(cx.vars["tool-diff"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, ((objects(m.params?.update?.content).filter((s_c) => s_c?.type === "diff" && stringOf(s_c?.path) != null).map((s_c) => (true))?.[0] != null ? m.params?.update?.content : undefined) ?? cx.vars["tool-diff"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
+  cx.setVarIn(cx.vars["tool-diff"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, (
+    (objects(m.params?.update?.content).filter((s_c) => s_c?.type === "diff" && stringOf(s_c?.path) != null).map((s_c) => (true))?.[0] != null ? m.params?.update?.content : undefined)
+    ?? cx.vars["tool-diff"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)
+  ));
   cx.setVarIn(cx.vars["permission-opened"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
   cx.setVarIn(cx.vars["tool-type"], `${m.params?.sessionId}:${m.params?.update?.toolCallId}`, map_toolKind(m.params?.update?.kind));
   if (cx.isNew("item")) {
@@ -659,8 +711,18 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
       data: m.params?.update,
       toolName: (m.params?.update?.kind ?? "other"),
       input: m.params?.update?.rawInput,
-      output: ((stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      output: (
+        (
+          stringOf(m.params?.update?.content)
+          ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+        )
+        ?? str(m.params?.update?.rawOutput?.output)
+        ?? str(m.params?.update?.rawOutput)
+      ),
+      command: (s_kind === "command_execution" ? (
+        s_argsCommand
+        ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)
+      ) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
@@ -676,7 +738,10 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      command: (s_kind === "command_execution" ? (s_argsCommand ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      command: (s_kind === "command_execution" ? (
+        s_argsCommand
+        ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)
+      ) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (s_acpFiles ?? s_editFiles) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
@@ -692,7 +757,10 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  if (!cx.isStale("item")) cx.setVar("call-diff", ((objects(m.params?.update?.content).filter((s_c) => s_c?.type === "diff" && stringOf(s_c?.path) != null).map((s_c) => (true))?.[0] != null ? m.params?.update?.content : undefined) ?? cx.vars["tool-diff"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
+  if (!cx.isStale("item")) cx.setVar("call-diff", (
+    (objects(m.params?.update?.content).filter((s_c) => s_c?.type === "diff" && stringOf(s_c?.path) != null).map((s_c) => (true))?.[0] != null ? m.params?.update?.content : undefined)
+    ?? cx.vars["tool-diff"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)
+  ));
   if (!cx.isStale("item")) cx.setVarIn(cx.vars["turn-diff"], (cx.id("turn") ?? "none"), h_acp.acpUnifiedDiff(cx.vars["turn-diff"].get((cx.id("turn") ?? "none")), cx.vars["call-diff"]));
   if (!cx.isStale("item") && cx.vars["call-diff"] != null) cx.emit("turn.diff.updated", {
     unifiedDiff: (stringOf(cx.vars["turn-diff"].get((cx.id("turn") ?? "none"))) ?? ""),
@@ -704,7 +772,12 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
     detail: m.params?.update,
   });
   if (!cx.isStale("item")) {
-    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.vars["tool-type"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
+    const s_kind = (
+      map_toolKindKnown(m.params?.update?.kind)
+      ?? cx.state("item", "itemType")
+      ?? cx.vars["tool-type"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)
+      ?? "dynamic_tool_call"
+    );
     cx.emit("item.completed", {
       itemType: s_kind,
       status: "completed",
@@ -712,8 +785,21 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      output: ((stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      output: (
+        (
+          stringOf(m.params?.update?.content)
+          ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+        )
+        ?? str(m.params?.update?.rawOutput?.output)
+        ?? str(m.params?.update?.rawOutput)
+      ),
+      command: (s_kind === "command_execution" ? (
+        (
+          shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd)
+          ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)
+        )
+        ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)
+      ) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
@@ -735,7 +821,12 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
     detail: m.params?.update,
   });
   if (!cx.isStale("item")) {
-    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.vars["tool-type"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
+    const s_kind = (
+      map_toolKindKnown(m.params?.update?.kind)
+      ?? cx.state("item", "itemType")
+      ?? cx.vars["tool-type"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)
+      ?? "dynamic_tool_call"
+    );
     cx.emit("item.completed", {
       itemType: s_kind,
       status: "failed",
@@ -743,8 +834,21 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      output: ((stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      output: (
+        (
+          stringOf(m.params?.update?.content)
+          ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+        )
+        ?? str(m.params?.update?.rawOutput?.output)
+        ?? str(m.params?.update?.rawOutput)
+      ),
+      command: (s_kind === "command_execution" ? (
+        (
+          shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd)
+          ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)
+        )
+        ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)
+      ) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
@@ -767,7 +871,12 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
     detail: m.params?.update,
   });
   if (!cx.isStale("item")) {
-    const s_kind = (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? cx.vars["tool-type"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`) ?? "dynamic_tool_call");
+    const s_kind = (
+      map_toolKindKnown(m.params?.update?.kind)
+      ?? cx.state("item", "itemType")
+      ?? cx.vars["tool-type"].get(`${m.params?.sessionId}:${m.params?.update?.toolCallId}`)
+      ?? "dynamic_tool_call"
+    );
     cx.emit("item.updated", {
       itemType: s_kind,
       status: "inProgress",
@@ -775,8 +884,21 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
       data: m.params?.update,
       toolName: m.params?.update?.kind,
       input: m.params?.update?.rawInput,
-      output: ((stringOf(m.params?.update?.content) ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-      command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)) ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)) : undefined),
+      output: (
+        (
+          stringOf(m.params?.update?.content)
+          ?? text(elements(m.params?.update?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+        )
+        ?? str(m.params?.update?.rawOutput?.output)
+        ?? str(m.params?.update?.rawOutput)
+      ),
+      command: (s_kind === "command_execution" ? (
+        (
+          shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.cmd)
+          ?? shellLine(((json(m.params?.update?.rawInput) ?? m.params?.update?.rawInput) as JsonView)?.command)
+        )
+        ?? (m.params?.update?.rawInput == null && map_executeToolLabel(m.params?.update?.title) == null ? str(m.params?.update?.title) : undefined)
+      ) : undefined),
       exitCode: (s_kind === "command_execution" ? numberOf(m.params?.update?.rawOutput?.metadata?.exit) : undefined),
       files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput)) : undefined),
       query: (s_kind === "web_search" ? (stringOf(m.params?.update?.rawInput?.query) ?? stringOf(m.params?.update?.rawInput?.url)) : undefined),
@@ -965,8 +1087,18 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
       data: m.params?.toolCall,
       toolName: m.params?.toolCall?.kind,
       input: m.params?.toolCall?.rawInput,
-      command: (s_kind === "command_execution" ? ((shellLine(((json(m.params?.toolCall?.rawInput) ?? m.params?.toolCall?.rawInput) as JsonView)?.cmd) ?? shellLine(((json(m.params?.toolCall?.rawInput) ?? m.params?.toolCall?.rawInput) as JsonView)?.command)) ?? (m.params?.toolCall?.rawInput == null && map_executeToolLabel(m.params?.toolCall?.title) == null ? str(m.params?.toolCall?.title) : undefined)) : undefined),
-      files: (s_kind === "file_change" ? (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput) ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind)) : undefined),
+      command: (s_kind === "command_execution" ? (
+        (
+          shellLine(((json(m.params?.toolCall?.rawInput) ?? m.params?.toolCall?.rawInput) as JsonView)?.cmd)
+          ?? shellLine(((json(m.params?.toolCall?.rawInput) ?? m.params?.toolCall?.rawInput) as JsonView)?.command)
+        )
+        ?? (m.params?.toolCall?.rawInput == null && map_executeToolLabel(m.params?.toolCall?.title) == null ? str(m.params?.toolCall?.title) : undefined)
+      ) : undefined),
+      files: (s_kind === "file_change" ? (
+        h_acp.acpFiles(m.params?.toolCall?.content)
+        ?? h_claude.editFiles(m.params?.toolCall?.rawInput)
+        ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind)
+      ) : undefined),
     });
   }
   cx.emit("request.opened", {
@@ -981,12 +1113,18 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
 /** mappings/acp.yaml:1501 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
-  if (!(m.result != null && cx.vars["permission-opened"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (stringOf((objects((v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))).find((s_option) => same(s_option?.optionId, m.result?.outcome?.optionId)) as JsonView)?.kind) ?? m.result?.outcome?.optionId) : stringOf(m.result?.outcome?.outcome)))) != null)) return false;
+  if (!(m.result != null && cx.vars["permission-opened"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (
+    stringOf((objects((v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))).find((s_option) => same(s_option?.optionId, m.result?.outcome?.optionId)) as JsonView)?.kind)
+    ?? m.result?.outcome?.optionId
+  ) : stringOf(m.result?.outcome?.outcome)))) != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, cx.request?.params?.toolCall?.toolCallId);
   cx.ref(ID_request_close, m.id);
-  const s_decided = map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (stringOf((objects((v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))).find((s_option) => same(s_option?.optionId, m.result?.outcome?.optionId)) as JsonView)?.kind) ?? m.result?.outcome?.optionId) : stringOf(m.result?.outcome?.outcome)));
+  const s_decided = map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (
+    stringOf((objects((v1 !== UNSET ? v1 : (v1 = cx.vars["permission-options"].get(m.id)))).find((s_option) => same(s_option?.optionId, m.result?.outcome?.optionId)) as JsonView)?.kind)
+    ?? m.result?.outcome?.optionId
+  ) : stringOf(m.result?.outcome?.outcome)));
   cx.setVarIn(cx.vars["permission-opened"], `${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -994,7 +1132,11 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
     resolution: m.result,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: (cx.state("item", "itemType") ?? stringOf(cx.vars["tool-type"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`)) ?? "dynamic_tool_call"),
+    itemType: (
+      cx.state("item", "itemType")
+      ?? stringOf(cx.vars["tool-type"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`))
+      ?? "dynamic_tool_call"
+    ),
     status: "declined",
     detail: s_decided,
   });
@@ -1009,7 +1151,10 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (stringOf((objects(cx.vars["permission-options"].get(m.id)).find((s_option) => same(s_option?.optionId, m.result?.outcome?.optionId)) as JsonView)?.kind) ?? m.result?.outcome?.optionId) : stringOf(m.result?.outcome?.outcome))),
+    decision: map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (
+      stringOf((objects(cx.vars["permission-options"].get(m.id)).find((s_option) => same(s_option?.optionId, m.result?.outcome?.optionId)) as JsonView)?.kind)
+      ?? m.result?.outcome?.optionId
+    ) : stringOf(m.result?.outcome?.outcome))),
     resolution: m.result,
   });
   return true;

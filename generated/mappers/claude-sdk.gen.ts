@@ -991,7 +991,10 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error === true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "failed",
-    title: (stringOf((v1 !== UNSET ? v1 : (v1 = cx.vars.toolTitle.get(m.message?.content?.[0]?.tool_use_id)))) ?? cx.state("item", "title")),
+    title: (
+      stringOf((v1 !== UNSET ? v1 : (v1 = cx.vars.toolTitle.get(m.message?.content?.[0]?.tool_use_id))))
+      ?? cx.state("item", "title")
+    ),
     data: { content: m.message?.content?.[0]?.content, isError: true, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
     error: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
@@ -999,7 +1002,10 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "completed",
-    title: (stringOf((v1 !== UNSET ? v1 : (v1 = cx.vars.toolTitle.get(m.message?.content?.[0]?.tool_use_id)))) ?? cx.state("item", "title")),
+    title: (
+      stringOf((v1 !== UNSET ? v1 : (v1 = cx.vars.toolTitle.get(m.message?.content?.[0]?.tool_use_id))))
+      ?? cx.state("item", "title")
+    ),
     data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
   });
@@ -1085,7 +1091,13 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, ((stringOf(m.message?.id) != null && typeOf((m as JsonView)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as JsonView)?.agentnormBlock) : undefined) ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined) ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.vars.lastBlock.get(m.message?.id)) : undefined) ?? stringOf(m.uuid) ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)));
+  cx.ref(ID_item_close_3, (
+    (stringOf(m.message?.id) != null && typeOf((m as JsonView)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as JsonView)?.agentnormBlock) : undefined)
+    ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined)
+    ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.vars.lastBlock.get(m.message?.id)) : undefined)
+    ?? stringOf(m.uuid)
+    ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)
+  ));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
@@ -1110,7 +1122,13 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, ((stringOf(m.message?.id) != null && typeOf((m as JsonView)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as JsonView)?.agentnormBlock) : undefined) ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined) ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.vars.lastBlock.get(m.message?.id)) : undefined) ?? stringOf(m.uuid) ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)));
+  cx.ref(ID_item_close_3, (
+    (stringOf(m.message?.id) != null && typeOf((m as JsonView)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as JsonView)?.agentnormBlock) : undefined)
+    ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined)
+    ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.vars.lastBlock.get(m.message?.id)) : undefined)
+    ?? stringOf(m.uuid)
+    ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)
+  ));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && m.message?.content?.[0]?.thinking != null && m?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", {
@@ -1133,12 +1151,28 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.message?.content?.[0]?.id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  const s_toolTitle = (clip((text(stringOf((m.message?.content?.[0]?.input as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.file_path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.notebook_path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.description), "", "strings", true))) ?? stringOf(m.message?.content?.[0]?.name));
+  const s_toolTitle = (
+    clip((
+      text(stringOf((m.message?.content?.[0]?.input as JsonView)?.command), "", "strings", true)
+      ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.file_path), "", "strings", true)
+      ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.notebook_path), "", "strings", true)
+      ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.path), "", "strings", true)
+      ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.pattern), "", "strings", true)
+      ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.url), "", "strings", true)
+      ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.query), "", "strings", true)
+      ?? text(stringOf((m.message?.content?.[0]?.input as JsonView)?.description), "", "strings", true)
+    ))
+    ?? stringOf(m.message?.content?.[0]?.name)
+  );
   const s_editFiles = h_claude.editFiles(m.message?.content?.[0]?.input);
   cx.setVarIn(cx.vars.toolTitle, m.message?.content?.[0]?.id, s_toolTitle);
   cx.setVarIn(cx.vars.toolParent, m.message?.content?.[0]?.id, m.parent_tool_use_id);
   if (cx.isNew("item")) {
-    const s_kind = (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call"));
+    const s_kind = (
+      map_claudeBlockToolType(m.message?.content?.[0]?.type)
+      ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name))
+      ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")
+    );
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
@@ -1152,7 +1186,11 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
     });
   }
   if (cx.wasOpen("item")) {
-    const s_kind = (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call"));
+    const s_kind = (
+      map_claudeBlockToolType(m.message?.content?.[0]?.type)
+      ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name))
+      ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")
+    );
     cx.emit("item.updated", {
       itemType: s_kind,
       status: "inProgress",
@@ -1198,7 +1236,13 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, ((stringOf(m.message?.id) != null && typeOf((m as JsonView)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as JsonView)?.agentnormBlock) : undefined) ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined) ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.vars.lastBlock.get(m.message?.id)) : undefined) ?? stringOf(m.uuid) ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)));
+  cx.ref(ID_item_close_3, (
+    (stringOf(m.message?.id) != null && typeOf((m as JsonView)?.agentnormBlock) === "number" ? joinKey(m.message?.id, (m as JsonView)?.agentnormBlock) : undefined)
+    ?? (stringOf(m.message?.id) != null && typeOf(m.message?.content) === "array" && typeOf(m.message?.content?.[1]) != null ? concat(m.message?.id, ":0") : undefined)
+    ?? (stringOf(m.message?.id) != null ? joinKey(m.message?.id, cx.vars.lastBlock.get(m.message?.id)) : undefined)
+    ?? stringOf(m.uuid)
+    ?? (stringOf(m.message?.id) != null ? concat(m.message?.id, ":0") : undefined)
+  ));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.message?.content?.[0]?.type),
@@ -1305,7 +1349,11 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   cx.setVarIn(cx.vars.lastBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), m.event?.index);
   cx.setVarIn(cx.vars.openBlock, (v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id))), m.event?.content_block?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: (map_claudeBlockToolType(m.event?.content_block?.type) ?? map_claudeServerToolType(joinKey(m.event?.content_block?.type, m.event?.content_block?.name)) ?? map_claudeToolItemType(m.event?.content_block?.name, "dynamic_tool_call")),
+    itemType: (
+      map_claudeBlockToolType(m.event?.content_block?.type)
+      ?? map_claudeServerToolType(joinKey(m.event?.content_block?.type, m.event?.content_block?.name))
+      ?? map_claudeToolItemType(m.event?.content_block?.name, "dynamic_tool_call")
+    ),
     status: "inProgress",
     title: m.event?.content_block?.name,
     data: m.event?.content_block,
@@ -1497,7 +1545,23 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   cx.setVar("permission", m.options?.toolUseID);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m.toolName, "unknown"),
-    detail: (m.options?.decisionReason ?? (clip((text(stringOf((m.input as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.file_path), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.notebook_path), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.input as JsonView)?.description), "", "strings", true))) ?? stringOf(m.toolName)) ?? m.options?.blockedPath),
+    detail: (
+      m.options?.decisionReason
+      ?? (
+        clip((
+          text(stringOf((m.input as JsonView)?.command), "", "strings", true)
+          ?? text(stringOf((m.input as JsonView)?.file_path), "", "strings", true)
+          ?? text(stringOf((m.input as JsonView)?.notebook_path), "", "strings", true)
+          ?? text(stringOf((m.input as JsonView)?.path), "", "strings", true)
+          ?? text(stringOf((m.input as JsonView)?.pattern), "", "strings", true)
+          ?? text(stringOf((m.input as JsonView)?.url), "", "strings", true)
+          ?? text(stringOf((m.input as JsonView)?.query), "", "strings", true)
+          ?? text(stringOf((m.input as JsonView)?.description), "", "strings", true)
+        ))
+        ?? stringOf(m.toolName)
+      )
+      ?? m.options?.blockedPath
+    ),
     args: {
       toolName: m.toolName,
       input: m.input,
@@ -1509,7 +1573,11 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
       displayName: m.options?.displayName,
       description: m.options?.description,
     },
-    options: ((map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf(m.options?.suggestions?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    options: (
+      (map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined)
+      ?? (typeOf(m.options?.suggestions?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined)
+      ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]
+    ),
     questions: (map_claudeToolRequestType(m.toolName, "unknown") === "tool_user_input" && typeOf(m.input?.questions) === "array" ? mapObjects(m.input?.questions, (s_q) => {
       const s_prompt = str(s_q?.question);
       const s_choices = mapObjects(s_q?.options, (s_o) => {
@@ -1539,7 +1607,10 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
     const s_answered = (objects(entries(s_texts)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_texts : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),
-      decision: ((cx.state("request", "requestType") === "tool_user_input" ? (s_answered != null ? "answered" : "cancelled") : undefined) ?? map_decision("allow")),
+      decision: (
+        (cx.state("request", "requestType") === "tool_user_input" ? (s_answered != null ? "answered" : "cancelled") : undefined)
+        ?? map_decision("allow")
+      ),
       answers: s_answered,
       resolution: m,
     });
@@ -1650,7 +1721,11 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
 /** mappings/claude-sdk.yaml:2555 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_request_close, ((m.channel === "permission" ? cx.vars.permission : undefined) ?? (m.channel === "elicitation" ? cx.vars.elicitation : undefined) ?? (m.channel === "userDialog" ? cx.vars.userDialog : undefined)));
+  cx.ref(ID_request_close, (
+    (m.channel === "permission" ? cx.vars.permission : undefined)
+    ?? (m.channel === "elicitation" ? cx.vars.elicitation : undefined)
+    ?? (m.channel === "userDialog" ? cx.vars.userDialog : undefined)
+  ));
   if (m.channel === "permission") cx.setVar("permission", null);
   if (m.channel === "elicitation") cx.setVar("elicitation", null);
   if (m.channel === "userDialog") cx.setVar("userDialog", null);
@@ -1696,7 +1771,23 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   cx.ref(ID_item_use_5, m?.request?.tool_use_id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m?.request?.tool_name, "unknown"),
-    detail: (m?.request?.decision_reason ?? (clip((text(stringOf((m?.request?.input as JsonView)?.command), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.file_path), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.notebook_path), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.path), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.url), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.query), "", "strings", true) ?? text(stringOf((m?.request?.input as JsonView)?.description), "", "strings", true))) ?? stringOf(m?.request?.tool_name)) ?? m?.request?.blocked_path),
+    detail: (
+      m?.request?.decision_reason
+      ?? (
+        clip((
+          text(stringOf((m?.request?.input as JsonView)?.command), "", "strings", true)
+          ?? text(stringOf((m?.request?.input as JsonView)?.file_path), "", "strings", true)
+          ?? text(stringOf((m?.request?.input as JsonView)?.notebook_path), "", "strings", true)
+          ?? text(stringOf((m?.request?.input as JsonView)?.path), "", "strings", true)
+          ?? text(stringOf((m?.request?.input as JsonView)?.pattern), "", "strings", true)
+          ?? text(stringOf((m?.request?.input as JsonView)?.url), "", "strings", true)
+          ?? text(stringOf((m?.request?.input as JsonView)?.query), "", "strings", true)
+          ?? text(stringOf((m?.request?.input as JsonView)?.description), "", "strings", true)
+        ))
+        ?? stringOf(m?.request?.tool_name)
+      )
+      ?? m?.request?.blocked_path
+    ),
     args: {
       toolName: m?.request?.tool_name,
       input: m?.request?.input,
@@ -1708,7 +1799,11 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       displayName: m?.request?.display_name,
       description: m?.request?.description,
     },
-    options: ((map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined) ?? (typeOf((m?.request?.permission_suggestions as JsonView)?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
+    options: (
+      (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" ? [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }] : undefined)
+      ?? (typeOf((m?.request?.permission_suggestions as JsonView)?.[0]) === "object" ? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "allow_always", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }] : undefined)
+      ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]
+    ),
     questions: (map_claudeToolRequestType(m?.request?.tool_name, "unknown") === "tool_user_input" && typeOf((m?.request?.input as JsonView)?.questions) === "array" ? mapObjects((m?.request?.input as JsonView)?.questions, (s_q) => {
       const s_prompt = str(s_q?.question);
       const s_choices = mapObjects(s_q?.options, (s_o) => {
@@ -1827,7 +1922,10 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
     const s_answered = (objects(entries(s_texts)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_texts : undefined);
     cx.emit("request.resolved", {
       requestType: (cx.state("request", "requestType") ?? "unknown"),
-      decision: ((cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? (s_answered != null ? "answered" : "cancelled") : undefined) : undefined) ?? map_decision(m.response?.response?.behavior)),
+      decision: (
+        (cx.state("request", "requestType") === "tool_user_input" ? (m.response?.response?.behavior === "allow" ? (s_answered != null ? "answered" : "cancelled") : undefined) : undefined)
+        ?? map_decision(m.response?.response?.behavior)
+      ),
       answers: s_answered,
       resolution: m.response?.response,
     });

@@ -232,7 +232,10 @@ function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, 
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: stringOf(cx.vars.pendingStop) });
   cx.setVar("pendingEnd", null);
   cx.setVar("pendingStop", null);
-  cx.replay({ method: "sdk", params: { agentnormStep: "background-completed", toolUseId: h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id"), status: h_claude.claudeTaskNotificationTag(m.message?.content, "status"), summary: (h_claude.claudeTaskNotificationTag(m.message?.content, "result") ?? h_claude.claudeTaskNotificationTag(m.message?.content, "summary")), notification: m } });
+  cx.replay({ method: "sdk", params: { agentnormStep: "background-completed", toolUseId: h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id"), status: h_claude.claudeTaskNotificationTag(m.message?.content, "status"), summary: (
+    h_claude.claudeTaskNotificationTag(m.message?.content, "result")
+    ?? h_claude.claudeTaskNotificationTag(m.message?.content, "summary")
+  ), notification: m } });
   cx.replay({ method: "turn-started", params: { uuid: m.uuid } });
   return true;
 }

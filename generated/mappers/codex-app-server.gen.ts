@@ -465,7 +465,14 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.params?.item?.type),
     status: map_itemStatus(m.params?.item?.status, "inProgress"),
-    title: (clip(shellLine(m.params?.item?.command)) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
+    title: (
+      clip(shellLine(m.params?.item?.command))
+      ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined)
+      ?? stringOf(m.params?.item?.tool)
+      ?? clip(stringOf(m.params?.item?.query))
+      ?? clip(stringOf(m.params?.item?.path))
+    ),
     data: m.params?.item,
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
@@ -521,7 +528,14 @@ function r_item_completed_agent_message(m: View<Member<Notification, "method", "
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
     status: "completed",
-    title: (clip(shellLine(m.params?.item?.command)) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
+    title: (
+      clip(shellLine(m.params?.item?.command))
+      ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined)
+      ?? stringOf(m.params?.item?.tool)
+      ?? clip(stringOf(m.params?.item?.query))
+      ?? clip(stringOf(m.params?.item?.path))
+    ),
     data: m.params?.item,
     text: m.params?.item?.text,
   });
@@ -571,7 +585,14 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "command_execution",
     status: map_itemStatus(m.params?.item?.status),
-    title: (clip(shellLine(m.params?.item?.command)) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
+    title: (
+      clip(shellLine(m.params?.item?.command))
+      ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined)
+      ?? stringOf(m.params?.item?.tool)
+      ?? clip(stringOf(m.params?.item?.query))
+      ?? clip(stringOf(m.params?.item?.path))
+    ),
     data: m.params?.item,
     command: m.params?.item?.command,
     cwd: m.params?.item?.cwd,
@@ -590,7 +611,14 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_itemType(m.params?.item?.type),
     status: map_itemStatus(m.params?.item?.status, "completed"),
-    title: (clip(shellLine(m.params?.item?.command)) ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined) ?? stringOf(m.params?.item?.tool) ?? clip(stringOf(m.params?.item?.query)) ?? clip(stringOf(m.params?.item?.path))),
+    title: (
+      clip(shellLine(m.params?.item?.command))
+      ?? clip(text(objects(m.params?.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? (stringOf(m.params?.item?.server) != null && stringOf(m.params?.item?.tool) != null ? concat(m.params?.item?.server, ".", m.params?.item?.tool) : undefined)
+      ?? stringOf(m.params?.item?.tool)
+      ?? clip(stringOf(m.params?.item?.query))
+      ?? clip(stringOf(m.params?.item?.path))
+    ),
     data: m.params?.item,
     text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
     command: m.params?.item?.command,
@@ -859,7 +887,14 @@ function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "m
   cx.emit("request.opened", {
     requestType: "command_execution_approval",
     providerRequestType: "execCommandApproval",
-    detail: (clip(shellLine(m.params?.command)) ?? clip(text(objects((m.params as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m.params as JsonView)?.server) != null && stringOf((m.params as JsonView)?.tool) != null ? concat((m.params as JsonView)?.server, ".", (m.params as JsonView)?.tool) : undefined) ?? stringOf((m.params as JsonView)?.tool) ?? clip(stringOf((m.params as JsonView)?.query)) ?? clip(stringOf((m.params as JsonView)?.path))),
+    detail: (
+      clip(shellLine(m.params?.command))
+      ?? clip(text(objects((m.params as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? (stringOf((m.params as JsonView)?.server) != null && stringOf((m.params as JsonView)?.tool) != null ? concat((m.params as JsonView)?.server, ".", (m.params as JsonView)?.tool) : undefined)
+      ?? stringOf((m.params as JsonView)?.tool)
+      ?? clip(stringOf((m.params as JsonView)?.query))
+      ?? clip(stringOf((m.params as JsonView)?.path))
+    ),
     args: m.params,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
   });

@@ -843,12 +843,26 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
     cx.emit("item.started", {
       itemType: map_turnItemType(m.item?.type),
       status: "inProgress",
-      title: (clip(shellLine((m.item as JsonView)?.command)) ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined) ?? stringOf((m.item as JsonView)?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path))),
+      title: (
+        clip(shellLine((m.item as JsonView)?.command))
+        ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+        ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false))
+        ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined)
+        ?? stringOf((m.item as JsonView)?.tool)
+        ?? clip(stringOf(m.item?.query))
+        ?? clip(stringOf((m.item as JsonView)?.path))
+      ),
       data: m.item,
       command: s_tool?.command,
       cwd: s_tool?.cwd,
       files: s_tool?.files,
-      text: (str(m.item?.text) ?? (stringOf(m.item?.content) ?? text(elements(m.item?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false))),
+      text: (
+        str(m.item?.text)
+        ?? (
+          stringOf(m.item?.content)
+          ?? text(elements(m.item?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+        )
+      ),
       query: m.item?.query,
       path: str(m.item?.saved_path),
     });
@@ -862,7 +876,10 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.item?.id);
-  const s_answer = (stringOf(m.item?.content) ?? text(elements(m.item?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false));
+  const s_answer = (
+    stringOf(m.item?.content)
+    ?? text(elements(m.item?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+  );
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
@@ -941,7 +958,15 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.item?.id);
-  const s_itemTitle = (clip(shellLine((m.item as JsonView)?.command)) ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined) ?? stringOf((m.item as JsonView)?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
+  const s_itemTitle = (
+    clip(shellLine((m.item as JsonView)?.command))
+    ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+    ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false))
+    ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined)
+    ?? stringOf((m.item as JsonView)?.tool)
+    ?? clip(stringOf(m.item?.query))
+    ?? clip(stringOf((m.item as JsonView)?.path))
+  );
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_turnItemType(m.item?.type),
     status: "inProgress",
@@ -954,7 +979,13 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
       status: map_itemStatus(m.item?.status),
       title: s_itemTitle,
       data: m.item,
-      text: (str(m.item?.text) ?? (stringOf(m.item?.content) ?? text(elements(m.item?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false))),
+      text: (
+        str(m.item?.text)
+        ?? (
+          stringOf(m.item?.content)
+          ?? text(elements(m.item?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+        )
+      ),
       command: s_tool?.command,
       cwd: s_tool?.cwd,
       exitCode: s_tool?.exitCode,
@@ -979,7 +1010,10 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
     itemType: "assistant_message",
     status: "completed",
     data: m.item,
-    text: (stringOf(m.item?.content) ?? text(elements(m.item?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)),
+    text: (
+      stringOf(m.item?.content)
+      ?? text(elements(m.item?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+    ),
   });
   return true;
 }
@@ -1027,7 +1061,15 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
     cx.emit("item.completed", {
       itemType: map_turnItemType(m.item?.type),
       status: map_itemStatus(m.item?.status),
-      title: (clip(shellLine((m.item as JsonView)?.command)) ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined) ?? stringOf((m.item as JsonView)?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path))),
+      title: (
+        clip(shellLine((m.item as JsonView)?.command))
+        ?? clip(text(objects((m.item as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+        ?? clip(text(objects(entries((m.item as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false))
+        ?? (stringOf((m.item as JsonView)?.server) != null && stringOf((m.item as JsonView)?.tool) != null ? concat((m.item as JsonView)?.server, ".", (m.item as JsonView)?.tool) : undefined)
+        ?? stringOf((m.item as JsonView)?.tool)
+        ?? clip(stringOf(m.item?.query))
+        ?? clip(stringOf((m.item as JsonView)?.path))
+      ),
       data: m.item,
       command: s_tool?.command,
       cwd: s_tool?.cwd,
@@ -1035,7 +1077,13 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
       output: s_tool?.output,
       durationMs: s_tool?.durationMs,
       files: s_tool?.files,
-      text: (str(m.item?.text) ?? (stringOf(m.item?.content) ?? text(elements(m.item?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false))),
+      text: (
+        str(m.item?.text)
+        ?? (
+          stringOf(m.item?.content)
+          ?? text(elements(m.item?.content).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+        )
+      ),
       query: m.item?.query,
       path: str(m.item?.saved_path),
     });
@@ -1058,7 +1106,15 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: "inProgress",
-    title: (clip(shellLine(m?.command)) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
+    title: (
+      clip(shellLine(m?.command))
+      ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false))
+      ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined)
+      ?? stringOf((m as JsonView)?.tool)
+      ?? clip(stringOf((m as JsonView)?.query))
+      ?? clip(stringOf((m as JsonView)?.path))
+    ),
     data: m,
     command: shellLine(m.command),
     cwd: h_acp.localPath(m.cwd),
@@ -1104,13 +1160,24 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
     cx.emit("item.completed", {
       itemType: "command_execution",
       status: (map_endStatus(m.status) ?? map_exitCodeStatus(m.exit_code)),
-      title: (clip(shellLine(m?.command)) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
+      title: (
+        clip(shellLine(m?.command))
+        ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+        ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false))
+        ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined)
+        ?? stringOf((m as JsonView)?.tool)
+        ?? clip(stringOf((m as JsonView)?.query))
+        ?? clip(stringOf((m as JsonView)?.path))
+      ),
       data: m,
       command: shellLine(m.command),
       cwd: h_acp.localPath(m.cwd),
       exitCode: numberOf(m.exit_code),
       output: (str(m.aggregated_output) ?? str(m.stdout)),
-      durationMs: ((typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+      durationMs: (
+        (typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined)
+        ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)
+      ),
     });
   }
   return true;
@@ -1126,7 +1193,15 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   cx.emit("request.opened", {
     requestType: "command_execution_approval",
     providerRequestType: "exec_approval_request",
-    detail: (clip(shellLine(m?.command)) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
+    detail: (
+      clip(shellLine(m?.command))
+      ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false))
+      ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined)
+      ?? stringOf((m as JsonView)?.tool)
+      ?? clip(stringOf((m as JsonView)?.query))
+      ?? clip(stringOf((m as JsonView)?.path))
+    ),
     args: m,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
   });
@@ -1142,7 +1217,15 @@ function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_appr
   cx.emit("request.opened", {
     requestType: "command_execution_approval",
     providerRequestType: "exec_approval_request",
-    detail: (clip(shellLine(m?.command)) ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined) ?? stringOf((m as JsonView)?.tool) ?? clip(stringOf((m as JsonView)?.query)) ?? clip(stringOf((m as JsonView)?.path))),
+    detail: (
+      clip(shellLine(m?.command))
+      ?? clip(text(objects((m as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? clip(text(objects(entries((m as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false))
+      ?? (stringOf((m as JsonView)?.server) != null && stringOf((m as JsonView)?.tool) != null ? concat((m as JsonView)?.server, ".", (m as JsonView)?.tool) : undefined)
+      ?? stringOf((m as JsonView)?.tool)
+      ?? clip(stringOf((m as JsonView)?.query))
+      ?? clip(stringOf((m as JsonView)?.path))
+    ),
     args: m,
     options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
   });
@@ -1289,7 +1372,15 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "mcp_tool_call",
     status: "inProgress",
-    title: (clip(shellLine((m.invocation as JsonView)?.command)) ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.invocation as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined) ?? stringOf(m.invocation?.tool) ?? clip(stringOf((m.invocation as JsonView)?.query)) ?? clip(stringOf((m.invocation as JsonView)?.path))),
+    title: (
+      clip(shellLine((m.invocation as JsonView)?.command))
+      ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? clip(text(objects(entries((m.invocation as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false))
+      ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined)
+      ?? stringOf(m.invocation?.tool)
+      ?? clip(stringOf((m.invocation as JsonView)?.query))
+      ?? clip(stringOf((m.invocation as JsonView)?.path))
+    ),
     data: m.invocation,
     toolName: m.invocation?.tool,
     server: m.invocation?.server,
@@ -1309,14 +1400,25 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
     cx.emit("item.completed", {
       itemType: "mcp_tool_call",
       status: map_mcpResultStatus(tagOf(m.result)),
-      title: (clip(shellLine((m.invocation as JsonView)?.command)) ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? clip(text(objects(entries((m.invocation as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false)) ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined) ?? stringOf(m.invocation?.tool) ?? clip(stringOf((m.invocation as JsonView)?.query)) ?? clip(stringOf((m.invocation as JsonView)?.path))),
+      title: (
+        clip(shellLine((m.invocation as JsonView)?.command))
+        ?? clip(text(objects((m.invocation as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+        ?? clip(text(objects(entries((m.invocation as JsonView)?.changes)).map((s_change) => (s_change?.key)), ", ", "strings", false))
+        ?? (stringOf(m.invocation?.server) != null && stringOf(m.invocation?.tool) != null ? concat(m.invocation?.server, ".", m.invocation?.tool) : undefined)
+        ?? stringOf(m.invocation?.tool)
+        ?? clip(stringOf((m.invocation as JsonView)?.query))
+        ?? clip(stringOf((m.invocation as JsonView)?.path))
+      ),
       data: { invocation: m.invocation, result: m.result, duration: m.duration },
       toolName: m.invocation?.tool,
       server: m.invocation?.server,
       input: m.invocation?.arguments,
       output: h_codex.mcpOutput(m.result),
       error: h_codex.mcpError(m.result),
-      durationMs: ((typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+      durationMs: (
+        (typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined)
+        ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)
+      ),
     });
   }
   return true;
@@ -1434,9 +1536,18 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
       data: m,
       toolName: m.tool,
       input: m.arguments,
-      output: ((stringOf(m.content_items) ?? text(elements(m.content_items).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)) ?? m.content_items),
+      output: (
+        (
+          stringOf(m.content_items)
+          ?? text(elements(m.content_items).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+        )
+        ?? m.content_items
+      ),
       error: str(m.error),
-      durationMs: ((typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined) ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)),
+      durationMs: (
+        (typeOf(m.duration) === "number" ? numberOf(m.duration) : undefined)
+        ?? ((s_secs ?? s_nanos) != null ? add(s_secs, s_nanos) : undefined)
+      ),
     });
   }
   return true;

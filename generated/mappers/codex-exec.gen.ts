@@ -160,7 +160,14 @@ function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, c
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
-    title: (clip(shellLine(m.item?.command)) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path))),
+    title: (
+      clip(shellLine(m.item?.command))
+      ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined)
+      ?? stringOf(m.item?.tool)
+      ?? clip(stringOf(m.item?.query))
+      ?? clip(stringOf((m.item as JsonView)?.path))
+    ),
     data: m.item,
     text: m.item?.text,
     command: m.item?.command,
@@ -195,7 +202,14 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open, m.item?.id);
-  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
+  const s_itemTitle = (
+    clip(shellLine(m.item?.command))
+    ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+    ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined)
+    ?? stringOf(m.item?.tool)
+    ?? clip(stringOf(m.item?.query))
+    ?? clip(stringOf((m.item as JsonView)?.path))
+  );
   const s_codexFiles = h_codex.codexFiles(m.item?.changes);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
@@ -282,7 +296,14 @@ function r_item_completed_command_execution(m: View<Member<EventMessage, "type",
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
-  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
+  const s_itemTitle = (
+    clip(shellLine(m.item?.command))
+    ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+    ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined)
+    ?? stringOf(m.item?.tool)
+    ?? clip(stringOf(m.item?.query))
+    ?? clip(stringOf((m.item as JsonView)?.path))
+  );
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: "inProgress",
@@ -310,7 +331,14 @@ function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "it
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
-  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
+  const s_itemTitle = (
+    clip(shellLine(m.item?.command))
+    ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+    ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined)
+    ?? stringOf(m.item?.tool)
+    ?? clip(stringOf(m.item?.query))
+    ?? clip(stringOf((m.item as JsonView)?.path))
+  );
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "mcp_tool_call",
     status: "inProgress",
@@ -367,7 +395,14 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.item?.id);
-  const s_itemTitle = (clip(shellLine(m.item?.command)) ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined) ?? stringOf(m.item?.tool) ?? clip(stringOf(m.item?.query)) ?? clip(stringOf((m.item as JsonView)?.path)));
+  const s_itemTitle = (
+    clip(shellLine(m.item?.command))
+    ?? clip(text(objects(m.item?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+    ?? (stringOf(m.item?.server) != null && stringOf(m.item?.tool) != null ? concat(m.item?.server, ".", m.item?.tool) : undefined)
+    ?? stringOf(m.item?.tool)
+    ?? clip(stringOf(m.item?.query))
+    ?? clip(stringOf((m.item as JsonView)?.path))
+  );
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",

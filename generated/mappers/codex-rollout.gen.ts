@@ -186,7 +186,10 @@ function r_response_item_function_call(m: View<Member<LineMessage, "type", "resp
       data: m.payload,
       toolName: m.payload?.name,
       input: (json(m.payload?.arguments) ?? m.payload?.input),
-      command: (s_kind === "command_execution" ? (shellLine(((json(m.payload?.arguments) ?? m.payload?.arguments) as JsonView)?.cmd) ?? shellLine(((json(m.payload?.arguments) ?? m.payload?.arguments) as JsonView)?.command)) : undefined),
+      command: (s_kind === "command_execution" ? (
+        shellLine(((json(m.payload?.arguments) ?? m.payload?.arguments) as JsonView)?.cmd)
+        ?? shellLine(((json(m.payload?.arguments) ?? m.payload?.arguments) as JsonView)?.command)
+      ) : undefined),
       cwd: (s_kind === "command_execution" ? stringOf(((json(m.payload?.arguments) ?? m.payload?.arguments) as JsonView)?.workdir) : undefined),
       files: (s_kind === "file_change" ? h_codex.codexPatchFiles(m.payload?.input) : undefined),
     });
@@ -203,7 +206,14 @@ function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "r
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: map_itemStatus(m.payload?.status, "inProgress"),
-    title: (clip(shellLine(m.payload?.action?.command)) ?? clip(text(objects((m.payload?.action as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false)) ?? (stringOf((m.payload?.action as JsonView)?.server) != null && stringOf((m.payload?.action as JsonView)?.tool) != null ? concat((m.payload?.action as JsonView)?.server, ".", (m.payload?.action as JsonView)?.tool) : undefined) ?? stringOf((m.payload?.action as JsonView)?.tool) ?? clip(stringOf(m.payload?.action?.query)) ?? clip(stringOf((m.payload?.action as JsonView)?.path))),
+    title: (
+      clip(shellLine(m.payload?.action?.command))
+      ?? clip(text(objects((m.payload?.action as JsonView)?.changes).map((s_change) => (s_change?.path)), ", ", "strings", false))
+      ?? (stringOf((m.payload?.action as JsonView)?.server) != null && stringOf((m.payload?.action as JsonView)?.tool) != null ? concat((m.payload?.action as JsonView)?.server, ".", (m.payload?.action as JsonView)?.tool) : undefined)
+      ?? stringOf((m.payload?.action as JsonView)?.tool)
+      ?? clip(stringOf(m.payload?.action?.query))
+      ?? clip(stringOf((m.payload?.action as JsonView)?.path))
+    ),
     data: m.payload,
     command: shellLine(m.payload?.action?.command),
     cwd: stringOf(m.payload?.action?.working_directory),
@@ -244,7 +254,13 @@ function r_response_item_call_output(m: View<Member<LineMessage, "type", "respon
     cx.emit("item.completed", {
       itemType: s_kind,
       data: m.payload,
-      output: (s_call?.output ?? (stringOf(m.payload?.output) ?? text(elements(m.payload?.output).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false))),
+      output: (
+        s_call?.output
+        ?? (
+          stringOf(m.payload?.output)
+          ?? text(elements(m.payload?.output).map((s_part) => ((stringOf(s_part) ?? (s_part?.type === "content" ? s_part?.content?.text : s_part?.text)))), "\n", "strings", false)
+        )
+      ),
       exitCode: (s_kind === "command_execution" ? s_call?.exitCode : undefined),
       durationMs: (s_kind === "command_execution" ? s_call?.durationMs : undefined),
     });

@@ -253,7 +253,20 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   const s_toolPart = (typeOf(m.tool_call) === "array" ? objects(m.tool_call).map((s_element) => (s_element))?.[0] : variantOf(m.tool_call));
   const s_toolInput = ((s_toolPart as JsonView)?.args ?? json((s_toolPart as JsonView)?.arguments) ?? (s_toolPart as JsonView)?.arguments);
   const s_toolArgs = (typeOf((s_toolPart as JsonView)?.args) != null ? (s_toolPart as JsonView)?.args : (json((s_toolPart as JsonView)?.arguments) ?? (s_toolPart as JsonView)?.arguments));
-  const s_toolTitle = clip((text(stringOf((s_toolArgs as JsonView)?.command), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.path), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.query), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.url), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.name), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.description), "", "strings", true) ?? text(stringOf((s_toolPart as JsonView)?.name), "", "strings", true)));
+  const s_toolTitle = clip((
+    text(stringOf((s_toolArgs as JsonView)?.command), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.path), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.targetFile), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.pattern), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.globPattern), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.query), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.searchTerm), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.url), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.toolName), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.name), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.description), "", "strings", true)
+    ?? text(stringOf((s_toolPart as JsonView)?.name), "", "strings", true)
+  ));
   if (cx.isNew("item")) {
     const s_tool = s_cursorTool;
     const s_kind = map_toolKind(tagOf(m.tool_call));
@@ -332,7 +345,20 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
   const s_toolPart = (typeOf(m.tool_call) === "array" ? objects(m.tool_call).map((s_element) => (s_element))?.[0] : variantOf(m.tool_call));
   const s_toolInput = ((s_toolPart as JsonView)?.args ?? json((s_toolPart as JsonView)?.arguments) ?? (s_toolPart as JsonView)?.arguments);
   const s_toolArgs = (typeOf((s_toolPart as JsonView)?.args) != null ? (s_toolPart as JsonView)?.args : (json((s_toolPart as JsonView)?.arguments) ?? (s_toolPart as JsonView)?.arguments));
-  const s_toolTitle = clip((text(stringOf((s_toolArgs as JsonView)?.command), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.path), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.query), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.url), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.name), "", "strings", true) ?? text(stringOf((s_toolArgs as JsonView)?.description), "", "strings", true) ?? text(stringOf((s_toolPart as JsonView)?.name), "", "strings", true)));
+  const s_toolTitle = clip((
+    text(stringOf((s_toolArgs as JsonView)?.command), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.path), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.targetFile), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.pattern), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.globPattern), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.query), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.searchTerm), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.url), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.toolName), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.name), "", "strings", true)
+    ?? text(stringOf((s_toolArgs as JsonView)?.description), "", "strings", true)
+    ?? text(stringOf((s_toolPart as JsonView)?.name), "", "strings", true)
+  ));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_tool = s_cursorTool;
     const s_kind = map_toolKind(tagOf(m.tool_call));

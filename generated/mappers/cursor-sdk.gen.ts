@@ -283,7 +283,20 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.description), "", "strings", true) ?? text(stringOf(m.name), "", "strings", true))) : undefined),
+      title: (text(stringOf(m.name), "", "strings", true) != null ? clip((
+        text(stringOf((m.args as JsonView)?.command), "", "strings", true)
+        ?? text(stringOf((m.args as JsonView)?.path), "", "strings", true)
+        ?? text(stringOf((m.args as JsonView)?.targetFile), "", "strings", true)
+        ?? text(stringOf((m.args as JsonView)?.pattern), "", "strings", true)
+        ?? text(stringOf((m.args as JsonView)?.globPattern), "", "strings", true)
+        ?? text(stringOf((m.args as JsonView)?.query), "", "strings", true)
+        ?? text(stringOf((m.args as JsonView)?.searchTerm), "", "strings", true)
+        ?? text(stringOf((m.args as JsonView)?.url), "", "strings", true)
+        ?? text(stringOf((m.args as JsonView)?.toolName), "", "strings", true)
+        ?? text(stringOf((m.args as JsonView)?.name), "", "strings", true)
+        ?? text(stringOf((m.args as JsonView)?.description), "", "strings", true)
+        ?? text(stringOf(m.name), "", "strings", true)
+      )) : undefined),
       data: { name: m.name, args: m.args, truncated: m.truncated },
       toolName: s_tool?.name,
       input: m.args,
@@ -310,7 +323,20 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
   cx.ref(ID_item_close_2, m.call_id);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.name, m.args, m.result);
-  const s_toolTitle = (text(stringOf(m.name), "", "strings", true) != null ? clip((text(stringOf((m.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.args as JsonView)?.description), "", "strings", true) ?? text(stringOf(m.name), "", "strings", true))) : undefined);
+  const s_toolTitle = (text(stringOf(m.name), "", "strings", true) != null ? clip((
+    text(stringOf((m.args as JsonView)?.command), "", "strings", true)
+    ?? text(stringOf((m.args as JsonView)?.path), "", "strings", true)
+    ?? text(stringOf((m.args as JsonView)?.targetFile), "", "strings", true)
+    ?? text(stringOf((m.args as JsonView)?.pattern), "", "strings", true)
+    ?? text(stringOf((m.args as JsonView)?.globPattern), "", "strings", true)
+    ?? text(stringOf((m.args as JsonView)?.query), "", "strings", true)
+    ?? text(stringOf((m.args as JsonView)?.searchTerm), "", "strings", true)
+    ?? text(stringOf((m.args as JsonView)?.url), "", "strings", true)
+    ?? text(stringOf((m.args as JsonView)?.toolName), "", "strings", true)
+    ?? text(stringOf((m.args as JsonView)?.name), "", "strings", true)
+    ?? text(stringOf((m.args as JsonView)?.description), "", "strings", true)
+    ?? text(stringOf(m.name), "", "strings", true)
+  )) : undefined);
   if (!cx.wasOpen("item")) cx.setVarIn(cx.vars.seg, m.run_id, add(cx.vars.seg.get(m.run_id), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) {
     const s_tool = s_cursorSdkTool;
@@ -426,7 +452,10 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
   cx.ref(ID_thread_use_3, cx.vars.agent);
   cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_open, joinKey("text", (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.seg.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0)))))))) ?? 0)));
+  cx.ref(ID_item_open, joinKey("text", (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (
+    cx.vars.seg.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))))
+    ?? 0
+  )));
   if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -441,7 +470,10 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
   cx.ref(ID_thread_use_3, cx.vars.agent);
   cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_close, joinKey("think", (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.think.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0)))))))) ?? 0)));
+  cx.ref(ID_item_close, joinKey("think", (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (
+    cx.vars.think.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))))
+    ?? 0
+  )));
   if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -460,7 +492,10 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
   cx.ref(ID_thread_use_3, cx.vars.agent);
   cx.ref(ID_turn_open, (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_open, joinKey("think", (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.think.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0)))))))) ?? 0)));
+  cx.ref(ID_item_open, joinKey("think", (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (
+    cx.vars.think.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))))
+    ?? 0
+  )));
   if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -486,7 +521,20 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
     cx.emit("item.started", {
       itemType: s_kind,
       status: "inProgress",
-      title: (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.description), "", "strings", true) ?? text(stringOf(m.toolCall?.type), "", "strings", true))) : undefined),
+      title: (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((
+        text(stringOf((m.toolCall?.args as JsonView)?.command), "", "strings", true)
+        ?? text(stringOf((m.toolCall?.args as JsonView)?.path), "", "strings", true)
+        ?? text(stringOf((m.toolCall?.args as JsonView)?.targetFile), "", "strings", true)
+        ?? text(stringOf((m.toolCall?.args as JsonView)?.pattern), "", "strings", true)
+        ?? text(stringOf((m.toolCall?.args as JsonView)?.globPattern), "", "strings", true)
+        ?? text(stringOf((m.toolCall?.args as JsonView)?.query), "", "strings", true)
+        ?? text(stringOf((m.toolCall?.args as JsonView)?.searchTerm), "", "strings", true)
+        ?? text(stringOf((m.toolCall?.args as JsonView)?.url), "", "strings", true)
+        ?? text(stringOf((m.toolCall?.args as JsonView)?.toolName), "", "strings", true)
+        ?? text(stringOf((m.toolCall?.args as JsonView)?.name), "", "strings", true)
+        ?? text(stringOf((m.toolCall?.args as JsonView)?.description), "", "strings", true)
+        ?? text(stringOf(m.toolCall?.type), "", "strings", true)
+      )) : undefined),
       data: { name: m.toolCall?.type, args: m.toolCall?.args, modelCallId: m.modelCallId },
       toolName: s_tool?.name,
       input: m.toolCall?.args,
@@ -549,7 +597,20 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
   const s_cursorSdkTool = h_cursor.cursorSdkTool(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result);
-  const s_toolTitle = (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((text(stringOf((m.toolCall?.args as JsonView)?.command), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.path), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.targetFile), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.pattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.globPattern), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.query), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.searchTerm), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.url), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.toolName), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.name), "", "strings", true) ?? text(stringOf((m.toolCall?.args as JsonView)?.description), "", "strings", true) ?? text(stringOf(m.toolCall?.type), "", "strings", true))) : undefined);
+  const s_toolTitle = (text(stringOf(m.toolCall?.type), "", "strings", true) != null ? clip((
+    text(stringOf((m.toolCall?.args as JsonView)?.command), "", "strings", true)
+    ?? text(stringOf((m.toolCall?.args as JsonView)?.path), "", "strings", true)
+    ?? text(stringOf((m.toolCall?.args as JsonView)?.targetFile), "", "strings", true)
+    ?? text(stringOf((m.toolCall?.args as JsonView)?.pattern), "", "strings", true)
+    ?? text(stringOf((m.toolCall?.args as JsonView)?.globPattern), "", "strings", true)
+    ?? text(stringOf((m.toolCall?.args as JsonView)?.query), "", "strings", true)
+    ?? text(stringOf((m.toolCall?.args as JsonView)?.searchTerm), "", "strings", true)
+    ?? text(stringOf((m.toolCall?.args as JsonView)?.url), "", "strings", true)
+    ?? text(stringOf((m.toolCall?.args as JsonView)?.toolName), "", "strings", true)
+    ?? text(stringOf((m.toolCall?.args as JsonView)?.name), "", "strings", true)
+    ?? text(stringOf((m.toolCall?.args as JsonView)?.description), "", "strings", true)
+    ?? text(stringOf(m.toolCall?.type), "", "strings", true)
+  )) : undefined);
   if (cx.isNew("turn")) cx.setVar("tk", (v2 !== UNSET ? v2 : (v2 = (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))));
   cx.setVarIn(cx.vars.live, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))), true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -599,7 +660,10 @@ function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-com
   cx.ref(ID_thread_use_3, cx.vars.agent);
   cx.ref(ID_turn_use, (cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_close, joinKey("text", (v2 !== UNSET ? v2 : (v2 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (cx.vars.seg.get((v2 !== UNSET ? v2 : (v2 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0)))))))) ?? 0)));
+  cx.ref(ID_item_close, joinKey("text", (v2 !== UNSET ? v2 : (v2 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))), (
+    cx.vars.seg.get((v2 !== UNSET ? v2 : (v2 = (cx.meta?.parent ?? cx.vars.tk ?? joinKey("live", (v1 !== UNSET ? v1 : (v1 = (cx.vars.nturn ?? 0))))))))
+    ?? 0
+  )));
   if (cx.wasOpen("item")) cx.setVarIn(cx.vars.seg, (v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk))), add(cx.vars.seg.get((v3 !== UNSET ? v3 : (v3 = (cx.meta?.parent ?? cx.vars.tk)))), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed" });
   return true;

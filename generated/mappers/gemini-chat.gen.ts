@@ -106,7 +106,10 @@ function r_model_message_text(m: View<Member<RecordMessage, "type", "gemini">>, 
 
 /** mappings/gemini-chat.yaml:177 — record gemini */
 function r_model_message_rewritten(m: View<Member<RecordMessage, "type", "gemini">>, cx: RowContext): boolean {
-  if (!((objects(m.content).filter((s_p) => s_p?.thought === true).map((s_p) => (s_p))?.[0] ?? objects(m.content).filter((s_p) => s_p?.functionCall != null).map((s_p) => (s_p))?.[0]) != null)) return false;
+  if (!((
+    objects(m.content).filter((s_p) => s_p?.thought === true).map((s_p) => (s_p))?.[0]
+    ?? objects(m.content).filter((s_p) => s_p?.functionCall != null).map((s_p) => (s_p))?.[0]
+  ) != null)) return false;
   for (const s_part of arr(m.content)) {
     cx.replay({ step: "part", sessionId: (cx.vars.chat ?? "chat"), part: s_part });
   }
@@ -160,7 +163,12 @@ function r_step_part_text(m: View<Member<StepMessage, "step", "part">>, cx: RowC
 /** mappings/gemini-chat.yaml:312 — step part */
 function r_step_part_call(m: View<Member<StepMessage, "step", "part">>, cx: RowContext): boolean {
   if (!(m.part?.functionCall?.name != null)) return false;
-  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: m.sessionId, update: { sessionUpdate: "tool_call", toolCallId: (m.part?.functionCall?.id ?? joinKey("call", m.part?.functionCall?.name)), status: "completed", title: (m.part?.functionCall?.args?.command ?? m.part?.functionCall?.args?.file_path ?? m.part?.functionCall?.args?.description ?? m.part?.functionCall?.name), kind: map_toolKind(m.part?.functionCall?.name), rawInput: m.part?.functionCall?.args, content: [] } } }, "acp");
+  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: m.sessionId, update: { sessionUpdate: "tool_call", toolCallId: (m.part?.functionCall?.id ?? joinKey("call", m.part?.functionCall?.name)), status: "completed", title: (
+    m.part?.functionCall?.args?.command
+    ?? m.part?.functionCall?.args?.file_path
+    ?? m.part?.functionCall?.args?.description
+    ?? m.part?.functionCall?.name
+  ), kind: map_toolKind(m.part?.functionCall?.name), rawInput: m.part?.functionCall?.args, content: [] } } }, "acp");
   return true;
 }
 

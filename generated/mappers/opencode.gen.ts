@@ -214,7 +214,11 @@ function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>
   let v1: unknown = UNSET;
   if (!(m.properties?.info?.role === "user")) return false;
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
-  cx.ref(ID_turn_open, (cx.vars.turnOf.get(m.properties?.info?.id) ?? (v1 !== UNSET ? v1 : (v1 = cx.vars.turn.get(m.properties?.info?.sessionID))) ?? m.properties?.info?.id));
+  cx.ref(ID_turn_open, (
+    cx.vars.turnOf.get(m.properties?.info?.id)
+    ?? (v1 !== UNSET ? v1 : (v1 = cx.vars.turn.get(m.properties?.info?.sessionID)))
+    ?? m.properties?.info?.id
+  ));
   cx.setVarIn(cx.vars.role, m.properties?.info?.id, "user");
   if (cx.wasOpen("turn")) cx.setVarIn(cx.vars.turnOf, m.properties?.info?.id, (v1 !== UNSET ? v1 : (v1 = cx.vars.turn.get(m.properties?.info?.sessionID))));
   if (cx.isNew("turn")) cx.setVarIn(cx.vars.turn, m.properties?.info?.sessionID, m.properties?.info?.id);
@@ -289,7 +293,12 @@ function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.e
   cx.closeOpen("failed", "interrupted");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "interrupted",
-    errorMessage: (text((m.properties?.error as JsonView)?.data?.message, "", "strings", true) ?? text((m.properties?.error as JsonView)?.message, "", "strings", true) ?? str((m.properties?.error as JsonView)?.name) ?? text(m.properties?.error, "", "strings", false)),
+    errorMessage: (
+      text((m.properties?.error as JsonView)?.data?.message, "", "strings", true)
+      ?? text((m.properties?.error as JsonView)?.message, "", "strings", true)
+      ?? str((m.properties?.error as JsonView)?.name)
+      ?? text(m.properties?.error, "", "strings", false)
+    ),
   });
   return true;
 }
@@ -301,13 +310,26 @@ function r_session_error(m: View<Member<EventMessage, "type", "session.error">>,
   cx.setVarIn(cx.vars.turn, m.properties?.sessionID, null);
   cx.closeOpen("failed", "the turn failed");
   cx.emit("runtime.error", {
-    message: ((text((m.properties?.error as JsonView)?.data?.message, "", "strings", true) ?? text((m.properties?.error as JsonView)?.message, "", "strings", true) ?? str((m.properties?.error as JsonView)?.name) ?? text(m.properties?.error, "", "strings", false)) ?? "session error"),
+    message: (
+      (
+        text((m.properties?.error as JsonView)?.data?.message, "", "strings", true)
+        ?? text((m.properties?.error as JsonView)?.message, "", "strings", true)
+        ?? str((m.properties?.error as JsonView)?.name)
+        ?? text(m.properties?.error, "", "strings", false)
+      )
+      ?? "session error"
+    ),
     class: "provider_error",
     detail: m.properties?.error,
   });
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "failed",
-    errorMessage: (text((m.properties?.error as JsonView)?.data?.message, "", "strings", true) ?? text((m.properties?.error as JsonView)?.message, "", "strings", true) ?? str((m.properties?.error as JsonView)?.name) ?? text(m.properties?.error, "", "strings", false)),
+    errorMessage: (
+      text((m.properties?.error as JsonView)?.data?.message, "", "strings", true)
+      ?? text((m.properties?.error as JsonView)?.message, "", "strings", true)
+      ?? str((m.properties?.error as JsonView)?.name)
+      ?? text(m.properties?.error, "", "strings", false)
+    ),
   });
   return true;
 }
@@ -734,7 +756,15 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
   cx.emit("runtime.warning", {
-    message: ((text((m.properties?.part?.error as JsonView)?.data?.message, "", "strings", true) ?? text((m.properties?.part?.error as JsonView)?.message, "", "strings", true) ?? str((m.properties?.part?.error as JsonView)?.name) ?? text(m.properties?.part?.error, "", "strings", false)) ?? "retrying"),
+    message: (
+      (
+        text((m.properties?.part?.error as JsonView)?.data?.message, "", "strings", true)
+        ?? text((m.properties?.part?.error as JsonView)?.message, "", "strings", true)
+        ?? str((m.properties?.part?.error as JsonView)?.name)
+        ?? text(m.properties?.part?.error, "", "strings", false)
+      )
+      ?? "retrying"
+    ),
     detail: m.properties?.part,
   });
   return true;
