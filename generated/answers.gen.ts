@@ -25,45 +25,73 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     when: (a) => a.payload?.requestType === "tool_user_input",
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => {
-      const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen)));
-      return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: text(s_labels, ", ", "strings", false) }) : SKIP;
-    })) : undefined) })), decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined) }),
+    body: (a) => compact({
+      behavior: "allow",
+      updatedInput: merge(a.args?.input, compact({
+        answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => {
+          const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen)));
+          return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: text(s_labels, ", ", "strings", false) }) : SKIP;
+        })) : undefined),
+      })),
+      decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined),
+    }),
     at: "mappings/claude-sdk.yaml:303",
   },
   {
     decisions: ["cancelled"],
     when: (a) => a.payload?.requestType === "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_reject" : undefined) }),
+    body: (a) => compact({
+      behavior: "deny",
+      message: "The user dismissed the question.",
+      decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_reject" : undefined),
+    }),
     at: "mappings/claude-sdk.yaml:324",
   },
   {
     decisions: ["allow_once"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_temporary") : undefined) }),
+    body: (a) => compact({
+      behavior: "allow",
+      updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}),
+      decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_temporary") : undefined),
+    }),
     at: "mappings/claude-sdk.yaml:328",
   },
   {
     decisions: ["allow_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: (typeOf(a.args?.suggestions) === "array" ? a.args?.suggestions : undefined), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_permanent") : undefined) }),
+    body: (a) => compact({
+      behavior: "allow",
+      updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}),
+      updatedPermissions: (typeOf(a.args?.suggestions) === "array" ? a.args?.suggestions : undefined),
+      decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_permanent") : undefined),
+    }),
     at: "mappings/claude-sdk.yaml:332",
   },
   {
     decisions: ["reject_once", "reject_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined) }),
+    body: (a) => compact({
+      behavior: "deny",
+      message: (a.reply?.message ?? "The user declined this tool use."),
+      decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined),
+    }),
     at: "mappings/claude-sdk.yaml:340",
   },
   {
     decisions: ["cancelled"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
-    body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined) }),
+    body: (a) => compact({
+      behavior: "deny",
+      message: (a.reply?.message ?? "The user declined this tool use."),
+      interrupt: true,
+      decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined),
+    }),
     at: "mappings/claude-sdk.yaml:344",
   },
 ];
@@ -155,13 +183,19 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
     decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
     transport: "v1",
     via: ["http"],
-    body: (a) => compact({ path: concat("/session/", uri(a.refs?.providerThreadId), "/permissions/", uri(a.requestId)), body: compact({ response: a.choice }) }),
+    body: (a) => compact({
+      path: concat("/session/", uri(a.refs?.providerThreadId), "/permissions/", uri(a.requestId)),
+      body: compact({ response: a.choice }),
+    }),
     at: "mappings/opencode.yaml:175",
   },
   {
     decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
     via: ["http"],
-    body: (a) => compact({ path: concat("/permission/", uri(a.requestId), "/reply"), body: compact({ reply: a.choice, message: (a.choice === "reject" ? text(a.reply?.message, "", "strings", true) : undefined) }) }),
+    body: (a) => compact({
+      path: concat("/permission/", uri(a.requestId), "/reply"),
+      body: compact({ reply: a.choice, message: (a.choice === "reject" ? text(a.reply?.message, "", "strings", true) : undefined) }),
+    }),
     at: "mappings/opencode.yaml:180",
   },
 ];
@@ -185,7 +219,9 @@ export const ANSWERS: AnswerTables = {
         onElicitation: { kind: "claude-elicitation" satisfies Kind, transport: "sdk", answer: (a) => compact({ result: a.body }) },
         onUserDialog: { kind: "claude-user-dialog" satisfies Kind, transport: "sdk", answer: (a) => compact({ result: a.body }) },
         elsewhere: { kind: "claude-answered-elsewhere" satisfies Kind, transport: "sdk", answer: (a) => compact({ callback: a.body, result: null }) },
-        wire: { kind: "claude-control-response" satisfies Kind, transport: "wire", answer: (a) => compact({ message: compact({ type: "control_response", response: compact({ subtype: "success", request_id: a.requestId, response: a.body }) }) }) },
+        wire: { kind: "claude-control-response" satisfies Kind, transport: "wire", answer: (a) => compact({
+          message: compact({ type: "control_response", response: compact({ subtype: "success", request_id: a.requestId, response: a.body }) }),
+        }) },
       },
     },
     // mappings/codex-app-server.yaml:156
@@ -269,10 +305,15 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["result"],
-          body: (a) => compact({ outcome: compact({ outcome: "answered", answers: (typeOf(a.reply?.answers) === "object" ? mapObjects(a.payload?.questions, (s_q) => {
-            const s_chosen = strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value);
-            return typeOf(s_q?.id) === "string" && s_chosen?.[0] != null ? compact({ questionId: s_q?.id, selectedOptionIds: s_chosen }) : SKIP;
-          }) : undefined) }) }),
+          body: (a) => compact({
+            outcome: compact({
+              outcome: "answered",
+              answers: (typeOf(a.reply?.answers) === "object" ? mapObjects(a.payload?.questions, (s_q) => {
+                const s_chosen = strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value);
+                return typeOf(s_q?.id) === "string" && s_chosen?.[0] != null ? compact({ questionId: s_q?.id, selectedOptionIds: s_chosen }) : SKIP;
+              }) : undefined),
+            }),
+          }),
           at: "mappings/acp.yaml:1727",
         },
         {
@@ -385,10 +426,12 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["result"],
-          body: (a) => compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => {
-            const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen)));
-            return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP;
-          })) : undefined) }),
+          body: (a) => compact({
+            answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => {
+              const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen)));
+              return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP;
+            })) : undefined),
+          }),
           at: "mappings/codex-app-server.yaml:1123",
         },
         {
@@ -474,17 +517,23 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["completed"],
           via: ["result"],
-          body: (a) => compact({ success: true, contentItems: (
-            (typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined)
-            ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined)
-            ?? []
-          ) }),
+          body: (a) => compact({
+            success: true,
+            contentItems: (
+              (typeOf(a.reply?.output) === "string" ? [compact({ type: "inputText", text: a.reply?.output })] : undefined)
+              ?? (typeOf(a.reply?.output) === "array" ? a.reply?.output : undefined)
+              ?? []
+            ),
+          }),
           at: "mappings/codex-app-server.yaml:1219",
         },
         {
           decisions: ["failed"],
           via: ["result"],
-          body: (a) => compact({ success: false, contentItems: ((typeOf(a.reply?.message) === "string" ? [compact({ type: "inputText", text: a.reply?.message })] : undefined) ?? []) }),
+          body: (a) => compact({
+            success: false,
+            contentItems: ((typeOf(a.reply?.message) === "string" ? [compact({ type: "inputText", text: a.reply?.message })] : undefined) ?? []),
+          }),
           at: "mappings/codex-app-server.yaml:1223",
         },
       ],
@@ -596,10 +645,16 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["submission"],
-          body: (a) => compact({ type: "user_input_answer", id: a.requestId, response: compact({ answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => {
-            const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen)));
-            return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP;
-          })) : undefined) }) }),
+          body: (a) => compact({
+            type: "user_input_answer",
+            id: a.requestId,
+            response: compact({
+              answers: (typeOf(a.reply?.answers) === "object" ? objectOf(mapObjects(a.payload?.questions, (s_q) => {
+                const s_labels = elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen)));
+                return typeOf(s_q?.id) === "string" && s_labels?.[0] != null ? compact({ key: s_q?.id, value: compact({ answers: s_labels }) }) : SKIP;
+              })) : undefined),
+            }),
+          }),
           at: "mappings/codex-eventmsg.yaml:1949",
         },
         {
@@ -656,7 +711,12 @@ export const ANSWERS: AnswerTables = {
         {
           decisions: ["answered"],
           via: ["http"],
-          body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: (typeOf(a.reply?.answers) === "object" ? objects(a.payload?.questions).filter((s_q) => typeOf(s_q?.id) === "string").map((s_q) => (elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))))) : undefined) }) }),
+          body: (a) => compact({
+            path: concat("/question/", uri(a.requestId), "/reply"),
+            body: compact({
+              answers: (typeOf(a.reply?.answers) === "object" ? objects(a.payload?.questions).filter((s_q) => typeOf(s_q?.id) === "string").map((s_q) => (elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))))) : undefined),
+            }),
+          }),
           at: "mappings/opencode.yaml:1138",
         },
         {

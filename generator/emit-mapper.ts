@@ -230,7 +230,9 @@ export function exprCode(e: Expr, scope: Set<string>): string {
     case "state":
       return `cx.state(${lit(e.role)}, ${lit(e.field)})`;
     case "obj": {
-      const code = e.entries.length ? `{ ${e.entries.map(([k, v]) => `${IDENT.test(k) ? k : JSON.stringify(k)}: ${exprCode(v, scope)}`).join(", ")} }` : "{}";
+      const fields = e.entries.map(([k, v]) => `${IDENT.test(k) ? k : JSON.stringify(k)}: ${exprCode(v, scope)}`);
+      // a long object: one field a line
+      const code = !fields.length ? "{}" : fields.reduce((n, x) => n + x.length, 0) > LONG ? `{${BLOCK_IN}${fields.join(`,${BLOCK_LINE}`)},${BLOCK_OUT}}` : `{ ${fields.join(", ")} }`;
       return COMPACT && e.entries.length ? `compact(${code})` : code;
     }
     case "arr":

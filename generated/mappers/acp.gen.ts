@@ -359,7 +359,13 @@ function r_agent_chunk_empty(m: View<Member<Notification, "method", "session/upd
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   if (m.params?.update?._meta?.usage != null) {
-    const s_counts = { inputTokens: integerOf(m.params?.update?._meta?.usage?.inputTokens), outputTokens: integerOf(m.params?.update?._meta?.usage?.outputTokens), cachedInputTokens: integerOf(m.params?.update?._meta?.usage?.cachedReadTokens), reasoningTokens: integerOf(m.params?.update?._meta?.usage?.thoughtTokens), totalTokens: integerOf(m.params?.update?._meta?.usage?.totalTokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.params?.update?._meta?.usage?.inputTokens),
+      outputTokens: integerOf(m.params?.update?._meta?.usage?.outputTokens),
+      cachedInputTokens: integerOf(m.params?.update?._meta?.usage?.cachedReadTokens),
+      reasoningTokens: integerOf(m.params?.update?._meta?.usage?.thoughtTokens),
+      totalTokens: integerOf(m.params?.update?._meta?.usage?.totalTokens),
+    };
     cx.emit("thread.token-usage.updated", {
       usage: m.params?.update?._meta?.usage,
       tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
@@ -914,7 +920,10 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.emit("turn.plan.updated", {
-    plan: objects(m.params?.update?.entries).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.params?.update?.entries).map((s_entry) => ({
+      step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""),
+      status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")),
+    })),
   });
   return true;
 }
@@ -1208,7 +1217,13 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
       const s_oid = str(s_o?.id);
       return (s_oid ?? s_label) != null ? { id: (s_oid ?? s_label), label: (s_label ?? s_oid) } : SKIP;
     });
-    return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.allowMultiple === true ? true : false), freeText: (s_choices?.[0] != null ? false : true) } : SKIP;
+    return s_prompt != null && s_qid != null ? {
+      id: s_qid,
+      prompt: s_prompt,
+      options: (s_choices?.[0] != null ? s_choices : undefined),
+      multiSelect: (s_q?.allowMultiple === true ? true : false),
+      freeText: (s_choices?.[0] != null ? false : true),
+    } : SKIP;
   }) : undefined);
   cx.emit("request.opened", {
     requestType: "tool_user_input",
@@ -1378,7 +1393,10 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
     for (const s_block of arr(s_queued?.content)) {
-      cx.replay({ method: "session/update", params: { sessionId: cx.request?.params?.sessionId, update: { sessionUpdate: "user_message_chunk", content: s_block } } }, "acp");
+      cx.replay({
+        method: "session/update",
+        params: { sessionId: cx.request?.params?.sessionId, update: { sessionUpdate: "user_message_chunk", content: s_block } },
+      }, "acp");
     }
   }
   return true;
@@ -1388,7 +1406,13 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
-    cx.replay({ method: "session/update", params: { sessionId: cx.request?.params?.sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: s_text } } } }, "acp");
+    cx.replay({
+      method: "session/update",
+      params: {
+        sessionId: cx.request?.params?.sessionId,
+        update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: s_text } },
+      },
+    }, "acp");
   }
   return true;
 }

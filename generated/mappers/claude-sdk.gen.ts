@@ -778,7 +778,12 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) {
-    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.input_tokens),
+      outputTokens: integerOf(m.usage?.output_tokens),
+      cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens),
+      cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens),
+    };
     cx.emit("turn.completed", {
       state: "completed",
       stopReason: m.stop_reason,
@@ -800,7 +805,12 @@ function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "re
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) {
-    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.input_tokens),
+      outputTokens: integerOf(m.usage?.output_tokens),
+      cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens),
+      cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens),
+    };
     cx.emit("turn.completed", {
       state: "completed",
       stopReason: m.stop_reason,
@@ -828,7 +838,12 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) {
-    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.input_tokens),
+      outputTokens: integerOf(m.usage?.output_tokens),
+      cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens),
+      cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens),
+    };
     cx.emit("turn.completed", {
       state: "failed",
       errorMessage: m.result,
@@ -855,7 +870,12 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn was interrupted before this tool reported a result");
   if (cx.wasOpen("turn")) {
-    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.input_tokens),
+      outputTokens: integerOf(m.usage?.output_tokens),
+      cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens),
+      cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens),
+    };
     cx.emit("turn.completed", {
       state: "interrupted",
       errorMessage: m.terminal_reason,
@@ -878,7 +898,12 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn stopped before this tool reported a result");
   if (cx.wasOpen("turn")) {
-    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.input_tokens),
+      outputTokens: integerOf(m.usage?.output_tokens),
+      cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens),
+      cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens),
+    };
     cx.emit("turn.completed", {
       state: stringOf(cx.vars.endState),
       errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
@@ -905,7 +930,12 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   cx.setVar("lastResult", (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) {
-    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.input_tokens),
+      outputTokens: integerOf(m.usage?.output_tokens),
+      cachedInputTokens: integerOf(m.usage?.cache_read_input_tokens),
+      cacheWriteTokens: integerOf(m.usage?.cache_creation_input_tokens),
+    };
     cx.emit("turn.completed", {
       state: "failed",
       errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
@@ -1288,7 +1318,12 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   {
-    const s_counts = { inputTokens: integerOf((m.event?.usage?.input_tokens ?? cx.vars.messageInput.get(m.parent_tool_use_id))), outputTokens: integerOf(m.event?.usage?.output_tokens), cachedInputTokens: integerOf((m.event?.usage?.cache_read_input_tokens ?? cx.vars.messageCacheRead.get(m.parent_tool_use_id))), cacheWriteTokens: integerOf((m.event?.usage?.cache_creation_input_tokens ?? cx.vars.messageCacheWrite.get(m.parent_tool_use_id))) };
+    const s_counts = {
+      inputTokens: integerOf((m.event?.usage?.input_tokens ?? cx.vars.messageInput.get(m.parent_tool_use_id))),
+      outputTokens: integerOf(m.event?.usage?.output_tokens),
+      cachedInputTokens: integerOf((m.event?.usage?.cache_read_input_tokens ?? cx.vars.messageCacheRead.get(m.parent_tool_use_id))),
+      cacheWriteTokens: integerOf((m.event?.usage?.cache_creation_input_tokens ?? cx.vars.messageCacheWrite.get(m.parent_tool_use_id))),
+    };
     cx.emit("thread.token-usage.updated", {
       usage: {
         messageId: cx.vars.message.get(m.parent_tool_use_id),
@@ -1584,7 +1619,14 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
         const s_label = str(s_o?.label);
         return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP;
       });
-      return s_prompt != null ? { id: s_prompt, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiSelect === true ? true : false), freeText: true } : SKIP;
+      return s_prompt != null ? {
+        id: s_prompt,
+        prompt: s_prompt,
+        header: str(s_q?.header),
+        options: (s_choices?.[0] != null ? s_choices : undefined),
+        multiSelect: (s_q?.multiSelect === true ? true : false),
+        freeText: true,
+      } : SKIP;
     }) : undefined),
   });
   return true;
@@ -1602,7 +1644,10 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
     const s_texts = (cx.state("request", "requestType") === "tool_user_input" && typeOf(m.updatedInput?.answers) === "object" ? objectOf(mapObjects(entries(m.updatedInput?.answers), (s_answer) => {
       const s_question = findLast(objects(m.updatedInput?.questions), (s_q) => same(str(s_q?.question), s_answer?.key));
       const s_parts = (s_question?.multiSelect === true ? split(s_answer?.value, ", ") : [s_answer?.value]);
-      return typeOf(s_answer?.value) === "string" ? { key: s_answer?.key, value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])) } : SKIP;
+      return typeOf(s_answer?.value) === "string" ? {
+        key: s_answer?.key,
+        value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])),
+      } : SKIP;
     })) : undefined);
     const s_answered = (objects(entries(s_texts)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_texts : undefined);
     cx.emit("request.resolved", {
@@ -1810,7 +1855,14 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
         const s_label = str(s_o?.label);
         return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP;
       });
-      return s_prompt != null ? { id: s_prompt, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiSelect === true ? true : false), freeText: true } : SKIP;
+      return s_prompt != null ? {
+        id: s_prompt,
+        prompt: s_prompt,
+        header: str(s_q?.header),
+        options: (s_choices?.[0] != null ? s_choices : undefined),
+        multiSelect: (s_q?.multiSelect === true ? true : false),
+        freeText: true,
+      } : SKIP;
     }) : undefined),
   });
   return true;
@@ -1917,7 +1969,10 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
     const s_texts = (cx.state("request", "requestType") === "tool_user_input" && typeOf((m.response?.response as JsonView)?.updatedInput?.answers) === "object" ? objectOf(mapObjects(entries((m.response?.response as JsonView)?.updatedInput?.answers), (s_answer) => {
       const s_question = findLast(objects((m.response?.response as JsonView)?.updatedInput?.questions), (s_q) => same(str(s_q?.question), s_answer?.key));
       const s_parts = (s_question?.multiSelect === true ? split(s_answer?.value, ", ") : [s_answer?.value]);
-      return typeOf(s_answer?.value) === "string" ? { key: s_answer?.key, value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])) } : SKIP;
+      return typeOf(s_answer?.value) === "string" ? {
+        key: s_answer?.key,
+        value: (elements(s_parts).find((s_part) => objects(s_question?.options).find((s_o) => same(str(s_o?.label), s_part)) == null) == null ? s_parts : (s_answer?.value === "" ? [] : [s_answer?.value])),
+      } : SKIP;
     })) : undefined);
     const s_answered = (objects(entries(s_texts)).find((s_entry) => s_entry?.value?.[0] != null) != null ? s_texts : undefined);
     cx.emit("request.resolved", {

@@ -70,7 +70,21 @@ function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: R
 /** mappings/claude-transcript.yaml:108 — notification local-command-output */
 function r_step_local_command_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
   if (!(h_claude.claudeLocalCommandText(m.params?.content) != null)) return false;
-  cx.replay({ method: "sdk", params: { type: "assistant", message: { id: m.params?.uuid, role: "assistant", model: "<synthetic>", content: [{ type: "text", text: h_claude.claudeLocalCommandText(m.params?.content) }] }, parent_tool_use_id: null, uuid: m.params?.uuid, session_id: m.params?.sessionId } });
+  cx.replay({
+    method: "sdk",
+    params: {
+      type: "assistant",
+      message: {
+        id: m.params?.uuid,
+        role: "assistant",
+        model: "<synthetic>",
+        content: [{ type: "text", text: h_claude.claudeLocalCommandText(m.params?.content) }],
+      },
+      parent_tool_use_id: null,
+      uuid: m.params?.uuid,
+      session_id: m.params?.sessionId,
+    },
+  });
   return true;
 }
 
@@ -164,7 +178,14 @@ function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowC
   if (!cx.wasOpen("turn") && m.agentId != null) cx.setVarIn(cx.vars.sidechainTurn, m.agentId, true);
   if (m.agentId != null && cx.vars.pendingEnd != null) cx.setVarIn(cx.vars.sidechainTurn, m.agentId, true);
   cx.replay({ method: "end" });
-  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: (cx.vars.agentParent.get(m.agentId) ?? cx.vars.sidechainParent), uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
+  cx.delegate("claude-sdk", {
+    type: "user",
+    message: m.message,
+    parent_tool_use_id: (cx.vars.agentParent.get(m.agentId) ?? cx.vars.sidechainParent),
+    uuid: m.uuid,
+    session_id: m.sessionId,
+    tool_use_result: m.toolUseResult,
+  });
   return true;
 }
 
@@ -186,7 +207,14 @@ function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContex
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   if (m.toolUseResult?.agentId != null) cx.setVarIn(cx.vars.agentParent, m.toolUseResult?.agentId, m.message?.content?.[0]?.tool_use_id);
-  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
+  cx.delegate("claude-sdk", {
+    type: "user",
+    message: m.message,
+    parent_tool_use_id: null,
+    uuid: m.uuid,
+    session_id: m.sessionId,
+    tool_use_result: m.toolUseResult,
+  });
   return true;
 }
 
@@ -200,7 +228,10 @@ function r_user_compact_summary(m: View<Member<LineMessage, "type", "user">>, cx
 /** mappings/claude-transcript.yaml:359 — line user */
 function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(map_localCommandLine(text(m.message?.content, "", "blocks", false)) === "stdout")) return false;
-  cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
+  cx.replay({
+    method: "sdk",
+    params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId },
+  });
   cx.replay({ method: "turn-completed", params: { uuid: m.uuid, stopReason: "local_command" } });
   return true;
 }
@@ -208,7 +239,10 @@ function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">
 /** mappings/claude-transcript.yaml:376 — line user */
 function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || m.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
-  cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
+  cx.replay({
+    method: "sdk",
+    params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId },
+  });
   cx.replay({ method: "turn-interrupted", params: { uuid: m.uuid, text: m.message?.content?.[0]?.text } });
   return true;
 }
@@ -216,7 +250,10 @@ function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: Ro
 /** mappings/claude-transcript.yaml:390 — line user */
 function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content === "[Request interrupted by user for tool use]" || m.message?.content === "[Request interrupted by user]"))) return false;
-  cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
+  cx.replay({
+    method: "sdk",
+    params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId },
+  });
   cx.replay({ method: "turn-interrupted", params: { uuid: m.uuid, text: m.message?.content } });
   return true;
 }
@@ -232,10 +269,19 @@ function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, 
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: stringOf(cx.vars.pendingStop) });
   cx.setVar("pendingEnd", null);
   cx.setVar("pendingStop", null);
-  cx.replay({ method: "sdk", params: { agentnormStep: "background-completed", toolUseId: h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id"), status: h_claude.claudeTaskNotificationTag(m.message?.content, "status"), summary: (
-    h_claude.claudeTaskNotificationTag(m.message?.content, "result")
-    ?? h_claude.claudeTaskNotificationTag(m.message?.content, "summary")
-  ), notification: m } });
+  cx.replay({
+    method: "sdk",
+    params: {
+      agentnormStep: "background-completed",
+      toolUseId: h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id"),
+      status: h_claude.claudeTaskNotificationTag(m.message?.content, "status"),
+      summary: (
+        h_claude.claudeTaskNotificationTag(m.message?.content, "result")
+        ?? h_claude.claudeTaskNotificationTag(m.message?.content, "summary")
+      ),
+      notification: m,
+    },
+  });
   cx.replay({ method: "turn-started", params: { uuid: m.uuid } });
   return true;
 }
@@ -255,14 +301,30 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
     config: { cwd: m.cwd, claudeCodeVersion: m.version, gitBranch: m.gitBranch, permissionMode: m.permissionMode },
     mode: m.permissionMode,
   });
-  cx.delegate("claude-sdk", { type: "user", message: { role: "user", content: (h_claude.claudeCommandPrompt(m.message?.content) ?? m.message?.content) }, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId });
+  cx.delegate("claude-sdk", {
+    type: "user",
+    message: { role: "user", content: (h_claude.claudeCommandPrompt(m.message?.content) ?? m.message?.content) },
+    parent_tool_use_id: null,
+    uuid: m.uuid,
+    session_id: m.sessionId,
+  });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:499 — line assistant */
 function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.vars.sidechainTurn.get(m.agentId) != null)) return false;
-  cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.vars.agentParent.get(m.agentId) ?? cx.vars.sidechainParent), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
+  cx.replay({
+    method: "sdk",
+    params: {
+      type: "assistant",
+      message: m.message,
+      parent_tool_use_id: (cx.vars.agentParent.get(m.agentId) ?? cx.vars.sidechainParent),
+      uuid: m.uuid,
+      session_id: m.sessionId,
+      error: m.error,
+    },
+  });
   cx.setVarIn(cx.vars.sidechainTurn, m.agentId, null);
   cx.replay({ method: "turn-completed", params: { uuid: m.uuid, stopReason: m.message?.stop_reason } });
   return true;
@@ -271,15 +333,34 @@ function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistan
 /** mappings/claude-transcript.yaml:525 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
-  cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.vars.agentParent.get(m.agentId) ?? cx.vars.sidechainParent), uuid: m.uuid, session_id: m.sessionId, error: m.error });
+  cx.delegate("claude-sdk", {
+    type: "assistant",
+    message: m.message,
+    parent_tool_use_id: (cx.vars.agentParent.get(m.agentId) ?? cx.vars.sidechainParent),
+    uuid: m.uuid,
+    session_id: m.sessionId,
+    error: m.error,
+  });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:541 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
-  cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
-  cx.replay({ method: "turn-failed", params: { uuid: m.uuid, errorMessage: m.message?.content?.[0]?.text, stopReason: m.message?.stop_reason, error: m.error, status: m.apiErrorStatus } });
+  cx.replay({
+    method: "sdk",
+    params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error },
+  });
+  cx.replay({
+    method: "turn-failed",
+    params: {
+      uuid: m.uuid,
+      errorMessage: m.message?.content?.[0]?.text,
+      stopReason: m.message?.stop_reason,
+      error: m.error,
+      status: m.apiErrorStatus,
+    },
+  });
   return true;
 }
 
@@ -296,7 +377,10 @@ function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>,
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && objects(m.message?.content).filter((s_b) => s_b?.type !== "thinking").map((s_b) => (s_b?.type))?.[0] != null)) return false;
   cx.setVar("pendingEnd", m.uuid);
   cx.setVar("pendingStop", m.message?.stop_reason);
-  cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
+  cx.replay({
+    method: "sdk",
+    params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error },
+  });
   return true;
 }
 
@@ -392,7 +476,16 @@ function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>,
   if (cx.isNew("thread")) cx.emit("session.configured", {
     config: { cwd: m.cwd, claudeCodeVersion: m.version, gitBranch: m.gitBranch },
   });
-  cx.replay({ method: "sdk", params: { type: "user", message: { role: "user", content: h_claude.claudeBlockedPrompt(m.content) }, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
+  cx.replay({
+    method: "sdk",
+    params: {
+      type: "user",
+      message: { role: "user", content: h_claude.claudeBlockedPrompt(m.content) },
+      parent_tool_use_id: null,
+      uuid: m.uuid,
+      session_id: m.sessionId,
+    },
+  });
   cx.replay({ method: "notice", params: { content: m.content, level: m.level } });
   cx.replay({ method: "turn-completed", params: { uuid: m.uuid } });
   return true;

@@ -371,7 +371,15 @@ function r_thread_token_usage_updated(m: View<Member<Notification, "method", "th
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
   {
-    const s_counts = { inputTokens: integerOf(m.params?.tokenUsage?.total?.inputTokens), outputTokens: integerOf(m.params?.tokenUsage?.total?.outputTokens), cachedInputTokens: integerOf(m.params?.tokenUsage?.total?.cachedInputTokens), cacheWriteTokens: integerOf(m.params?.tokenUsage?.total?.cacheWriteInputTokens), reasoningTokens: integerOf(m.params?.tokenUsage?.total?.reasoningOutputTokens), totalTokens: integerOf(m.params?.tokenUsage?.total?.totalTokens), contextWindow: integerOf(m.params?.tokenUsage?.modelContextWindow) };
+    const s_counts = {
+      inputTokens: integerOf(m.params?.tokenUsage?.total?.inputTokens),
+      outputTokens: integerOf(m.params?.tokenUsage?.total?.outputTokens),
+      cachedInputTokens: integerOf(m.params?.tokenUsage?.total?.cachedInputTokens),
+      cacheWriteTokens: integerOf(m.params?.tokenUsage?.total?.cacheWriteInputTokens),
+      reasoningTokens: integerOf(m.params?.tokenUsage?.total?.reasoningOutputTokens),
+      totalTokens: integerOf(m.params?.tokenUsage?.total?.totalTokens),
+      contextWindow: integerOf(m.params?.tokenUsage?.modelContextWindow),
+    };
     cx.emit("thread.token-usage.updated", {
       usage: m.params?.tokenUsage,
       tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
@@ -816,7 +824,14 @@ function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method"
       const s_label = str(s_o?.label);
       return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP;
     });
-    return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: false, freeText: (s_q?.isOther !== true && s_choices?.[0] != null ? false : true) } : SKIP;
+    return s_prompt != null && s_qid != null ? {
+      id: s_qid,
+      prompt: s_prompt,
+      header: str(s_q?.header),
+      options: (s_choices?.[0] != null ? s_choices : undefined),
+      multiSelect: false,
+      freeText: (s_q?.isOther !== true && s_choices?.[0] != null ? false : true),
+    } : SKIP;
   }) : undefined);
   cx.emit("user-input.requested", { questions: s_asked, data: m.params?.questions });
   cx.emit("request.opened", { requestType: "tool_user_input", args: m.params, questions: s_asked });

@@ -468,7 +468,10 @@ function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx:
   cx.ref(ID_turn_current);
   cx.emit("turn.plan.updated", {
     explanation: m.explanation,
-    plan: objects(m.plan).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.plan).map((s_entry) => ({
+      step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""),
+      status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")),
+    })),
   });
   return true;
 }
@@ -487,7 +490,14 @@ function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx:
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   if (m.info != null) {
-    const s_counts = { inputTokens: integerOf(m.info?.total_token_usage?.input_tokens), outputTokens: integerOf(m.info?.total_token_usage?.output_tokens), cachedInputTokens: integerOf(m.info?.total_token_usage?.cached_input_tokens), reasoningTokens: integerOf(m.info?.total_token_usage?.reasoning_output_tokens), totalTokens: integerOf(m.info?.total_token_usage?.total_tokens), contextWindow: integerOf(m.info?.model_context_window) };
+    const s_counts = {
+      inputTokens: integerOf(m.info?.total_token_usage?.input_tokens),
+      outputTokens: integerOf(m.info?.total_token_usage?.output_tokens),
+      cachedInputTokens: integerOf(m.info?.total_token_usage?.cached_input_tokens),
+      reasoningTokens: integerOf(m.info?.total_token_usage?.reasoning_output_tokens),
+      totalTokens: integerOf(m.info?.total_token_usage?.total_tokens),
+      contextWindow: integerOf(m.info?.model_context_window),
+    };
     cx.emit("thread.token-usage.updated", {
       usage: m.info,
       tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
@@ -1269,7 +1279,14 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
       const s_label = str(s_o?.label);
       return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP;
     });
-    return s_prompt != null && s_qid != null ? { id: s_qid, prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: false, freeText: (s_q?.isOther !== true && s_choices?.[0] != null ? false : true) } : SKIP;
+    return s_prompt != null && s_qid != null ? {
+      id: s_qid,
+      prompt: s_prompt,
+      header: str(s_q?.header),
+      options: (s_choices?.[0] != null ? s_choices : undefined),
+      multiSelect: false,
+      freeText: (s_q?.isOther !== true && s_choices?.[0] != null ? false : true),
+    } : SKIP;
   }) : undefined);
   cx.emit("user-input.requested", { questions: s_asked, data: m.questions });
   cx.emit("request.opened", { requestType: "tool_user_input", args: m, questions: s_asked });

@@ -111,7 +111,13 @@ function r_turn_completed(m: View<Member<EventMessage, "type", "turn.completed">
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
   if (cx.wasOpen("turn")) {
-    const s_counts = { inputTokens: integerOf(m.usage?.input_tokens), outputTokens: integerOf(m.usage?.output_tokens), cachedInputTokens: integerOf(m.usage?.cached_input_tokens), cacheWriteTokens: integerOf(m.usage?.cache_write_input_tokens), reasoningTokens: integerOf(m.usage?.reasoning_output_tokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.input_tokens),
+      outputTokens: integerOf(m.usage?.output_tokens),
+      cachedInputTokens: integerOf(m.usage?.cached_input_tokens),
+      cacheWriteTokens: integerOf(m.usage?.cache_write_input_tokens),
+      reasoningTokens: integerOf(m.usage?.reasoning_output_tokens),
+    };
     cx.emit("turn.completed", {
       state: "completed",
       usage: m.usage,
@@ -147,7 +153,10 @@ function r_item_started_todo_list(m: View<Member<EventMessage, "type", "item.sta
   cx.ref(ID_item_open, m.item?.id);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: m.item });
   cx.emit("turn.plan.updated", {
-    plan: objects(m.item?.items).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.item?.items).map((s_entry) => ({
+      step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""),
+      status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")),
+    })),
   });
   return true;
 }
@@ -192,7 +201,10 @@ function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.upd
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: m.item });
   if (!cx.isStale("item")) cx.emit("item.updated", { itemType: "plan", status: "inProgress", data: m.item });
   cx.emit("turn.plan.updated", {
-    plan: objects(m.item?.items).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.item?.items).map((s_entry) => ({
+      step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""),
+      status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")),
+    })),
   });
   return true;
 }
@@ -367,7 +379,10 @@ function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.c
   cx.ref(ID_item_close, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
   cx.emit("turn.plan.updated", {
-    plan: objects(m.item?.items).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.item?.items).map((s_entry) => ({
+      step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""),
+      status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")),
+    })),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.item });
   return true;

@@ -435,7 +435,13 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
   cx.ref(ID_turn_closeCurrent);
   cx.closeOpen("completed", "the run ended (result: success) before this item's completion was reported");
   {
-    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cachedReadTokens), cacheWriteTokens: integerOf(m.usage?.cachedWriteTokens), totalTokens: integerOf(m.usage?.totalTokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.inputTokens),
+      outputTokens: integerOf(m.usage?.outputTokens),
+      cachedInputTokens: integerOf(m.usage?.cachedReadTokens),
+      cacheWriteTokens: integerOf(m.usage?.cachedWriteTokens),
+      totalTokens: integerOf(m.usage?.totalTokens),
+    };
     cx.emit("turn.completed", {
       state: "completed",
       stopReason: m.subtype,
@@ -457,7 +463,13 @@ function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: Ro
     detail: { subtype: m.subtype, is_error: m.is_error },
   });
   {
-    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cachedReadTokens), cacheWriteTokens: integerOf(m.usage?.cachedWriteTokens), totalTokens: integerOf(m.usage?.totalTokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.inputTokens),
+      outputTokens: integerOf(m.usage?.outputTokens),
+      cachedInputTokens: integerOf(m.usage?.cachedReadTokens),
+      cacheWriteTokens: integerOf(m.usage?.cachedWriteTokens),
+      totalTokens: integerOf(m.usage?.totalTokens),
+    };
     cx.emit("turn.completed", {
       state: "failed",
       stopReason: m.subtype,

@@ -402,7 +402,14 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.vars.run.get(m.run_id))) ?? m.run_id))));
   {
-    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cacheReadTokens), cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens), reasoningTokens: integerOf(m.usage?.reasoningTokens), totalTokens: integerOf(m.usage?.totalTokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.inputTokens),
+      outputTokens: integerOf(m.usage?.outputTokens),
+      cachedInputTokens: integerOf(m.usage?.cacheReadTokens),
+      cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens),
+      reasoningTokens: integerOf(m.usage?.reasoningTokens),
+      totalTokens: integerOf(m.usage?.totalTokens),
+    };
     cx.emit("thread.token-usage.updated", {
       usage: m.usage,
       tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
@@ -742,7 +749,13 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
   cx.ref(ID_thread_use_3, cx.vars.agent);
   cx.ref(ID_turn_use, cx.vars.tk);
   if (m.usage != null) {
-    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cacheReadTokens), cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens), reasoningTokens: integerOf(m.usage?.reasoningTokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.inputTokens),
+      outputTokens: integerOf(m.usage?.outputTokens),
+      cachedInputTokens: integerOf(m.usage?.cacheReadTokens),
+      cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens),
+      reasoningTokens: integerOf(m.usage?.reasoningTokens),
+    };
     cx.emit("thread.token-usage.updated", {
       usage: m.usage,
       tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
@@ -759,7 +772,13 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
   cx.setVar("nturn", add(cx.vars.nturn, 1));
   cx.closeOpen("failed", "the turn ended before this item completed", ["assistant_message", "reasoning", "context_compaction"]);
   if (m.usage != null) {
-    const s_counts = { inputTokens: integerOf(m.usage?.inputTokens), outputTokens: integerOf(m.usage?.outputTokens), cachedInputTokens: integerOf(m.usage?.cacheReadTokens), cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens), reasoningTokens: integerOf(m.usage?.reasoningTokens) };
+    const s_counts = {
+      inputTokens: integerOf(m.usage?.inputTokens),
+      outputTokens: integerOf(m.usage?.outputTokens),
+      cachedInputTokens: integerOf(m.usage?.cacheReadTokens),
+      cacheWriteTokens: integerOf(m.usage?.cacheWriteTokens),
+      reasoningTokens: integerOf(m.usage?.reasoningTokens),
+    };
     cx.emit("thread.token-usage.updated", {
       usage: m.usage,
       tokenUsage: (s_counts?.inputTokens != null && s_counts?.outputTokens != null ? s_counts : undefined),
@@ -772,7 +791,10 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
 /** mappings/cursor-sdk.yaml:1169 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
-  cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.vars.agent, text: m.turn?.userMessage?.text } });
+  cx.delegate("cursor-sdk", {
+    type: "user-message-appended",
+    userMessage: { type: "user_message", session_id: cx.vars.agent, text: m.turn?.userMessage?.text },
+  });
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
   }
@@ -792,7 +814,19 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
 /** mappings/cursor-sdk.yaml:1216 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   cx.setVar("restored", add(cx.vars.restored, 1));
-  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", cx.vars.restored), modelCallId: joinKey("restored", cx.vars.restored), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
+  cx.delegate("cursor-sdk", {
+    type: "tool-call-completed",
+    callId: joinKey("restored", cx.vars.restored),
+    modelCallId: joinKey("restored", cx.vars.restored),
+    toolCall: {
+      type: "shell",
+      args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory },
+      result: {
+        status: "success",
+        value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr },
+      },
+    },
+  });
   cx.delegate("cursor-sdk", { type: "turn-ended" });
   return true;
 }
@@ -815,11 +849,26 @@ function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "
   let v1: unknown = UNSET, v2: unknown = UNSET;
   cx.setVar("restored", add(cx.vars.restored, 1));
   cx.setVarIn(cx.vars.call, (cx.meta?.parent ?? "top"), joinKey("restored", cx.vars.restored));
-  cx.delegate("cursor-sdk", { type: "tool-call-started", callId: (v1 !== UNSET ? v1 : (v1 = cx.vars.call.get((cx.meta?.parent ?? "top")))), modelCallId: (v1 !== UNSET ? v1 : (v1 = cx.vars.call.get((cx.meta?.parent ?? "top")))), toolCall: { type: m.message?.type, args: m.message?.args } });
+  cx.delegate("cursor-sdk", {
+    type: "tool-call-started",
+    callId: (v1 !== UNSET ? v1 : (v1 = cx.vars.call.get((cx.meta?.parent ?? "top")))),
+    modelCallId: (v1 !== UNSET ? v1 : (v1 = cx.vars.call.get((cx.meta?.parent ?? "top")))),
+    toolCall: { type: m.message?.type, args: m.message?.args },
+  });
   for (const s_sub of arr(m.message?.result?.value?.conversationSteps)) {
-    cx.delegate("cursor-sdk", { type: "tool-call-delta", callId: cx.vars.call.get((cx.meta?.parent ?? "top")), modelCallId: cx.vars.call.get((cx.meta?.parent ?? "top")), taskUpdate: s_sub });
+    cx.delegate("cursor-sdk", {
+      type: "tool-call-delta",
+      callId: cx.vars.call.get((cx.meta?.parent ?? "top")),
+      modelCallId: cx.vars.call.get((cx.meta?.parent ?? "top")),
+      taskUpdate: s_sub,
+    });
   }
-  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: (v2 !== UNSET ? v2 : (v2 = cx.vars.call.get((cx.meta?.parent ?? "top")))), modelCallId: (v2 !== UNSET ? v2 : (v2 = cx.vars.call.get((cx.meta?.parent ?? "top")))), toolCall: m.message });
+  cx.delegate("cursor-sdk", {
+    type: "tool-call-completed",
+    callId: (v2 !== UNSET ? v2 : (v2 = cx.vars.call.get((cx.meta?.parent ?? "top")))),
+    modelCallId: (v2 !== UNSET ? v2 : (v2 = cx.vars.call.get((cx.meta?.parent ?? "top")))),
+    toolCall: m.message,
+  });
   return true;
 }
 

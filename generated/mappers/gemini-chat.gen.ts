@@ -87,7 +87,14 @@ function r_header(m: View<Member<RecordMessage, "type", "header">>, cx: RowConte
 /** mappings/gemini-chat.yaml:105 — record user */
 function r_user_prompt(m: View<Member<RecordMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(text(m.content, "", "untypedBlocks", true) != null && map_notPrompt(text(m.content, "", "untypedBlocks", false)) == null)) return false;
-  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: (cx.vars.chat ?? "chat"), update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: text(m.content, "", "untypedBlocks", false) } } } }, "acp");
+  cx.replay({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: {
+      sessionId: (cx.vars.chat ?? "chat"),
+      update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: text(m.content, "", "untypedBlocks", false) } },
+    },
+  }, "acp");
   return true;
 }
 
@@ -135,21 +142,39 @@ function r_model_message_parts(m: View<Member<RecordMessage, "type", "gemini">>,
 
 /** mappings/gemini-chat.yaml:235 — step thought */
 function r_step_thought(m: View<Member<StepMessage, "step", "thought">>, cx: RowContext): boolean {
-  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: m.sessionId, update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: concat("**", m.thought?.subject, "**\n", m.thought?.description) } } } }, "acp");
+  cx.replay({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: {
+      sessionId: m.sessionId,
+      update: {
+        sessionUpdate: "agent_thought_chunk",
+        content: { type: "text", text: concat("**", m.thought?.subject, "**\n", m.thought?.description) },
+      },
+    },
+  }, "acp");
   return true;
 }
 
 /** mappings/gemini-chat.yaml:254 — step text */
 function r_step_text(m: View<Member<StepMessage, "step", "text">>, cx: RowContext): boolean {
   if (!(text(m.text, "", "strings", true) != null)) return false;
-  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: m.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: m.text } } } }, "acp");
+  cx.replay({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: { sessionId: m.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: m.text } } },
+  }, "acp");
   return true;
 }
 
 /** mappings/gemini-chat.yaml:275 — step part */
 function r_step_part_thought(m: View<Member<StepMessage, "step", "part">>, cx: RowContext): boolean {
   if (!(m.part?.thought === true && m.part?.text != null)) return false;
-  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: m.sessionId, update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: m.part?.text } } } }, "acp");
+  cx.replay({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: { sessionId: m.sessionId, update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: m.part?.text } } },
+  }, "acp");
   return true;
 }
 
@@ -163,32 +188,97 @@ function r_step_part_text(m: View<Member<StepMessage, "step", "part">>, cx: RowC
 /** mappings/gemini-chat.yaml:312 — step part */
 function r_step_part_call(m: View<Member<StepMessage, "step", "part">>, cx: RowContext): boolean {
   if (!(m.part?.functionCall?.name != null)) return false;
-  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: m.sessionId, update: { sessionUpdate: "tool_call", toolCallId: (m.part?.functionCall?.id ?? joinKey("call", m.part?.functionCall?.name)), status: "completed", title: (
-    m.part?.functionCall?.args?.command
-    ?? m.part?.functionCall?.args?.file_path
-    ?? m.part?.functionCall?.args?.description
-    ?? m.part?.functionCall?.name
-  ), kind: map_toolKind(m.part?.functionCall?.name), rawInput: m.part?.functionCall?.args, content: [] } } }, "acp");
+  cx.replay({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: {
+      sessionId: m.sessionId,
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: (m.part?.functionCall?.id ?? joinKey("call", m.part?.functionCall?.name)),
+        status: "completed",
+        title: (
+          m.part?.functionCall?.args?.command
+          ?? m.part?.functionCall?.args?.file_path
+          ?? m.part?.functionCall?.args?.description
+          ?? m.part?.functionCall?.name
+        ),
+        kind: map_toolKind(m.part?.functionCall?.name),
+        rawInput: m.part?.functionCall?.args,
+        content: [],
+      },
+    },
+  }, "acp");
   return true;
 }
 
 /** mappings/gemini-chat.yaml:338 — step tool-call */
 function r_step_tool_call_diff(m: View<Member<StepMessage, "step", "tool-call">>, cx: RowContext): boolean {
   if (!(m.call?.resultDisplay?.fileName != null)) return false;
-  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: m.sessionId, update: { sessionUpdate: "tool_call", toolCallId: m.call?.id, status: map_toolStatus(m.call?.status), title: (m.call?.description ?? m.call?.displayName ?? m.call?.name), kind: map_toolKind(m.call?.name), rawInput: m.call?.args, content: [{ type: "diff", path: (m.call?.resultDisplay?.filePath ?? m.call?.resultDisplay?.fileName), oldText: m.call?.resultDisplay?.originalContent, newText: m.call?.resultDisplay?.newContent }] } } }, "acp");
+  cx.replay({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: {
+      sessionId: m.sessionId,
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: m.call?.id,
+        status: map_toolStatus(m.call?.status),
+        title: (m.call?.description ?? m.call?.displayName ?? m.call?.name),
+        kind: map_toolKind(m.call?.name),
+        rawInput: m.call?.args,
+        content: [{
+          type: "diff",
+          path: (m.call?.resultDisplay?.filePath ?? m.call?.resultDisplay?.fileName),
+          oldText: m.call?.resultDisplay?.originalContent,
+          newText: m.call?.resultDisplay?.newContent,
+        }],
+      },
+    },
+  }, "acp");
   return true;
 }
 
 /** mappings/gemini-chat.yaml:365 — step tool-call */
 function r_step_tool_call_text(m: View<Member<StepMessage, "step", "tool-call">>, cx: RowContext): boolean {
   if (!(typeOf(m.call?.resultDisplay) === "string")) return false;
-  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: m.sessionId, update: { sessionUpdate: "tool_call", toolCallId: m.call?.id, status: map_toolStatus(m.call?.status), title: (m.call?.description ?? m.call?.displayName ?? m.call?.name), kind: map_toolKind(m.call?.name), rawInput: m.call?.args, content: [{ type: "content", content: { type: "text", text: m.call?.resultDisplay } }] } } }, "acp");
+  cx.replay({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: {
+      sessionId: m.sessionId,
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: m.call?.id,
+        status: map_toolStatus(m.call?.status),
+        title: (m.call?.description ?? m.call?.displayName ?? m.call?.name),
+        kind: map_toolKind(m.call?.name),
+        rawInput: m.call?.args,
+        content: [{ type: "content", content: { type: "text", text: m.call?.resultDisplay } }],
+      },
+    },
+  }, "acp");
   return true;
 }
 
 /** mappings/gemini-chat.yaml:392 — step tool-call */
 function r_step_tool_call(m: View<Member<StepMessage, "step", "tool-call">>, cx: RowContext): boolean {
-  cx.replay({ jsonrpc: "2.0", method: "session/update", params: { sessionId: m.sessionId, update: { sessionUpdate: "tool_call", toolCallId: m.call?.id, status: map_toolStatus(m.call?.status), title: (m.call?.description ?? m.call?.displayName ?? m.call?.name), kind: map_toolKind(m.call?.name), rawInput: m.call?.args, content: [] } } }, "acp");
+  cx.replay({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: {
+      sessionId: m.sessionId,
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: m.call?.id,
+        status: map_toolStatus(m.call?.status),
+        title: (m.call?.description ?? m.call?.displayName ?? m.call?.name),
+        kind: map_toolKind(m.call?.name),
+        rawInput: m.call?.args,
+        content: [],
+      },
+    },
+  }, "acp");
   return true;
 }
 

@@ -233,7 +233,14 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "message.updat
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.info?.sessionID));
   cx.setVarIn(cx.vars.role, m.properties?.info?.id, m.properties?.info?.role);
   if (m.properties?.info?.time?.completed != null && cx.vars.usage.get(m.properties?.info?.id) == null) {
-    const s_counts = { inputTokens: integerOf(m.properties?.info?.tokens?.input), outputTokens: integerOf(m.properties?.info?.tokens?.output), reasoningTokens: integerOf(m.properties?.info?.tokens?.reasoning), cachedInputTokens: integerOf(m.properties?.info?.tokens?.cache?.read), cacheWriteTokens: integerOf(m.properties?.info?.tokens?.cache?.write), totalTokens: integerOf(m.properties?.info?.tokens?.total) };
+    const s_counts = {
+      inputTokens: integerOf(m.properties?.info?.tokens?.input),
+      outputTokens: integerOf(m.properties?.info?.tokens?.output),
+      reasoningTokens: integerOf(m.properties?.info?.tokens?.reasoning),
+      cachedInputTokens: integerOf(m.properties?.info?.tokens?.cache?.read),
+      cacheWriteTokens: integerOf(m.properties?.info?.tokens?.cache?.write),
+      totalTokens: integerOf(m.properties?.info?.tokens?.total),
+    };
     cx.emit("thread.token-usage.updated", {
       usage: {
         tokens: m.properties?.info?.tokens,
@@ -356,7 +363,10 @@ function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, c
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
   cx.emit("turn.plan.updated", {
-    plan: objects(m.properties?.todos).map((s_entry) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+    plan: objects(m.properties?.todos).map((s_entry) => ({
+      step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""),
+      status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")),
+    })),
   });
   return true;
 }
@@ -725,7 +735,14 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
   cx.setVarIn(cx.vars.step, m.properties?.part?.messageID, null);
   cx.setVarIn(cx.vars.usage, m.properties?.part?.messageID, true);
   {
-    const s_counts = { inputTokens: integerOf(m.properties?.part?.tokens?.input), outputTokens: integerOf(m.properties?.part?.tokens?.output), reasoningTokens: integerOf(m.properties?.part?.tokens?.reasoning), cachedInputTokens: integerOf(m.properties?.part?.tokens?.cache?.read), cacheWriteTokens: integerOf(m.properties?.part?.tokens?.cache?.write), totalTokens: integerOf(m.properties?.part?.tokens?.total) };
+    const s_counts = {
+      inputTokens: integerOf(m.properties?.part?.tokens?.input),
+      outputTokens: integerOf(m.properties?.part?.tokens?.output),
+      reasoningTokens: integerOf(m.properties?.part?.tokens?.reasoning),
+      cachedInputTokens: integerOf(m.properties?.part?.tokens?.cache?.read),
+      cacheWriteTokens: integerOf(m.properties?.part?.tokens?.cache?.write),
+      totalTokens: integerOf(m.properties?.part?.tokens?.total),
+    };
     cx.emit("thread.token-usage.updated", {
       usage: {
         tokens: m.properties?.part?.tokens,
@@ -899,7 +916,14 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
       const s_label = str(s_o?.label);
       return s_label != null ? { id: s_label, label: s_label, description: str(s_o?.description) } : SKIP;
     });
-    return s_prompt != null ? { id: str(s_i), prompt: s_prompt, header: str(s_q?.header), options: (s_choices?.[0] != null ? s_choices : undefined), multiSelect: (s_q?.multiple === true ? true : false), freeText: (s_q?.custom === false && s_choices?.[0] != null ? false : true) } : SKIP;
+    return s_prompt != null ? {
+      id: str(s_i),
+      prompt: s_prompt,
+      header: str(s_q?.header),
+      options: (s_choices?.[0] != null ? s_choices : undefined),
+      multiSelect: (s_q?.multiple === true ? true : false),
+      freeText: (s_q?.custom === false && s_choices?.[0] != null ? false : true),
+    } : SKIP;
   }) : undefined);
   if (cx.isNew("request")) cx.emit("user-input.requested", { questions: s_asked, data: m.properties?.questions });
   if (cx.isNew("request")) cx.emit("request.opened", {
