@@ -3,7 +3,7 @@
  * JSON Schema, the TypeScript types (json-schema-to-typescript + ts-morph) and the validator (generator/validator.ts).
  */
 import { compile } from "json-schema-to-typescript";
-import { Ajv } from "ajv";
+import { Ajv, type Options } from "ajv";
 import { DiagnosticError, SourcedYaml, type Diagnostic } from "./diagnostics.ts";
 import { compileValidator, UnsupportedSchema } from "./validator.ts";
 
@@ -509,8 +509,8 @@ function withoutAnnotations(s: any, inProperties = false): any {
  * The options ajv was given when it generated the validator (before generator/validator.ts did): the generated
  * validator behaves as ajv with these options does, and test/generator/validator-parity.test.ts holds it to that.
  */
-export function referenceAjv(): Ajv {
-  return new Ajv({ inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"], formats: { "date-time": DATE_TIME } });
+export function referenceAjv(compileChecks: Partial<Pick<Options, "strictTypes" | "strictRequired" | "allowUnionTypes">> = {}): Ajv {
+  return new Ajv({ inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"], formats: { "date-time": DATE_TIME }, ...compileChecks });
 }
 
 /** The schema the validator is compiled from: the validator schema without annotations (see withoutAnnotations). */
