@@ -235,7 +235,8 @@ export function compileValidator(schema: unknown, opts: ValidatorOptions): strin
       const k = `k${cx.locals++}`;
       let known = "";
       if (names.length) {
-        known = `!${addConst(`${constBase(cx, sp)}_properties`, `new Set<string>(${JSON.stringify(names)})`)}.has(${k})`;
+        // a few names: compared in turn (faster than a lookup, as ajv does up to 8); more: a Set
+        known = names.length <= 4 ? names.map((n) => `${k} !== ${JSON.stringify(n)}`).join(" && ") : `!${addConst(`${constBase(cx, sp)}_properties`, `new Set<string>(${JSON.stringify(names)})`)}.has(${k})`;
       }
       if (s.additionalProperties === false) {
         const ret = `additional(${ipc}, ${JSON.stringify(`${sp}/additionalProperties`)}, ${k})`;

@@ -599,132 +599,118 @@ function RuntimeErrorEvent(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const SessionStartedPayload_properties = new Set<string>(["message","resume"]);
 function SessionStartedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!SessionStartedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "message" && k0 !== "resume") return additional("", "#/additionalProperties", k0);
   if (d.message !== undefined && typeof d.message != "string") return wrongType("/message", "#/properties/message/type", "string");
   return undefined;
 }
 
-const SessionConfiguredPayload_properties = new Set<string>(["config","mode","model"]);
 function SessionConfiguredPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.config === undefined) return missing("", "#/required", "config");
-  for (const k0 in d) if (!SessionConfiguredPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "config" && k0 !== "mode" && k0 !== "model") return additional("", "#/additionalProperties", k0);
   if (!isObj(d.config)) return wrongType("/config", "#/properties/config/type", "object");
   if (d.mode !== undefined && typeof d.mode != "string") return wrongType("/mode", "#/properties/mode/type", "string");
   if (d.model !== undefined && typeof d.model != "string") return wrongType("/model", "#/properties/model/type", "string");
   return undefined;
 }
 
-const SessionStateChangedPayload_properties = new Set<string>(["state","reason","detail"]);
 function SessionStateChangedPayload(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.state === undefined) return missing("", "#/required", "state");
-  for (const k0 in d) if (!SessionStateChangedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "state" && k0 !== "reason" && k0 !== "detail") return additional("", "#/additionalProperties", k0);
   if ((e = SessionState(d.state))) return within(e, "/state");
   if (d.reason !== undefined && typeof d.reason != "string") return wrongType("/reason", "#/properties/reason/type", "string");
   if (d.detail !== undefined && typeof d.detail != "string") return wrongType("/detail", "#/properties/detail/type", "string");
   return undefined;
 }
 
-const SessionExitedPayload_properties = new Set<string>(["reason","recoverable","exitKind"]);
 const SessionExitedPayload_exitKind_values = ["graceful","error"];
 const SessionExitedPayload_exitKind_set = new Set<unknown>(SessionExitedPayload_exitKind_values);
 function SessionExitedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!SessionExitedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "reason" && k0 !== "recoverable" && k0 !== "exitKind") return additional("", "#/additionalProperties", k0);
   if (d.reason !== undefined && typeof d.reason != "string") return wrongType("/reason", "#/properties/reason/type", "string");
   if (d.recoverable !== undefined && typeof d.recoverable != "boolean") return wrongType("/recoverable", "#/properties/recoverable/type", "boolean");
   if (d.exitKind !== undefined && !SessionExitedPayload_exitKind_set.has(d.exitKind)) return notAllowed("/exitKind", "#/properties/exitKind/enum", SessionExitedPayload_exitKind_values);
   return undefined;
 }
 
-const ThreadStartedPayload_properties = new Set<string>(["providerThreadId"]);
 function ThreadStartedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!ThreadStartedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "providerThreadId") return additional("", "#/additionalProperties", k0);
   if (d.providerThreadId !== undefined && typeof d.providerThreadId != "string") return wrongType("/providerThreadId", "#/properties/providerThreadId/type", "string");
   return undefined;
 }
 
-const ThreadStateChangedPayload_properties = new Set<string>(["state","detail"]);
 function ThreadStateChangedPayload(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.state === undefined) return missing("", "#/required", "state");
-  for (const k0 in d) if (!ThreadStateChangedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "state" && k0 !== "detail") return additional("", "#/additionalProperties", k0);
   if ((e = ThreadState(d.state))) return within(e, "/state");
   return undefined;
 }
 
-const ThreadMetadataUpdatedPayload_properties = new Set<string>(["name","metadata"]);
 function ThreadMetadataUpdatedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!ThreadMetadataUpdatedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "name" && k0 !== "metadata") return additional("", "#/additionalProperties", k0);
   if (d.name !== undefined && typeof d.name != "string") return wrongType("/name", "#/properties/name/type", "string");
   if (d.metadata !== undefined && !isObj(d.metadata)) return wrongType("/metadata", "#/properties/metadata/type", "object");
   return undefined;
 }
 
-const ThreadTokenUsageUpdatedPayload_properties = new Set<string>(["usage","tokenUsage","context"]);
 function ThreadTokenUsageUpdatedPayload(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.usage === undefined) return missing("", "#/required", "usage");
-  for (const k0 in d) if (!ThreadTokenUsageUpdatedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "usage" && k0 !== "tokenUsage" && k0 !== "context") return additional("", "#/additionalProperties", k0);
   if (d.tokenUsage !== undefined && (e = TokenUsage(d.tokenUsage))) return within(e, "/tokenUsage");
   if (d.context !== undefined && (e = ContextUsage(d.context))) return within(e, "/context");
   return undefined;
 }
 
-const ThreadRealtimeStartedPayload_properties = new Set<string>(["realtimeSessionId"]);
 function ThreadRealtimeStartedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!ThreadRealtimeStartedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "realtimeSessionId") return additional("", "#/additionalProperties", k0);
   if (d.realtimeSessionId !== undefined && typeof d.realtimeSessionId != "string") return wrongType("/realtimeSessionId", "#/properties/realtimeSessionId/type", "string");
   return undefined;
 }
 
-const ThreadRealtimeItemAddedPayload_properties = new Set<string>(["item"]);
 function ThreadRealtimeItemAddedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.item === undefined) return missing("", "#/required", "item");
-  for (const k0 in d) if (!ThreadRealtimeItemAddedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "item") return additional("", "#/additionalProperties", k0);
   return undefined;
 }
 
-const ThreadRealtimeAudioDeltaPayload_properties = new Set<string>(["audio"]);
 function ThreadRealtimeAudioDeltaPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.audio === undefined) return missing("", "#/required", "audio");
-  for (const k0 in d) if (!ThreadRealtimeAudioDeltaPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "audio") return additional("", "#/additionalProperties", k0);
   return undefined;
 }
 
-const ThreadRealtimeErrorPayload_properties = new Set<string>(["message"]);
 function ThreadRealtimeErrorPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.message === undefined) return missing("", "#/required", "message");
-  for (const k0 in d) if (!ThreadRealtimeErrorPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "message") return additional("", "#/additionalProperties", k0);
   if (typeof d.message != "string") return wrongType("/message", "#/properties/message/type", "string");
   return undefined;
 }
 
-const ThreadRealtimeClosedPayload_properties = new Set<string>(["reason"]);
 function ThreadRealtimeClosedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!ThreadRealtimeClosedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "reason") return additional("", "#/additionalProperties", k0);
   if (d.reason !== undefined && typeof d.reason != "string") return wrongType("/reason", "#/properties/reason/type", "string");
   return undefined;
 }
 
-const TurnStartedPayload_properties = new Set<string>(["model","effort"]);
 function TurnStartedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!TurnStartedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "model" && k0 !== "effort") return additional("", "#/additionalProperties", k0);
   if (d.model !== undefined && typeof d.model != "string") return wrongType("/model", "#/properties/model/type", "string");
   if (d.effort !== undefined && typeof d.effort != "string") return wrongType("/effort", "#/properties/effort/type", "string");
   return undefined;
@@ -746,23 +732,20 @@ function TurnCompletedPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const TurnAbortedPayload_properties = new Set<string>(["reason"]);
 function TurnAbortedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.reason === undefined) return missing("", "#/required", "reason");
-  for (const k0 in d) if (!TurnAbortedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "reason") return additional("", "#/additionalProperties", k0);
   if (typeof d.reason != "string") return wrongType("/reason", "#/properties/reason/type", "string");
   return undefined;
 }
 
-const TurnPlanUpdatedPayload_properties = new Set<string>(["explanation","plan"]);
 const TurnPlanUpdatedPayload_explanation_types = ["string","null"];
-const TurnPlanUpdatedPayload_plan_items_properties = new Set<string>(["step","status"]);
 function TurnPlanUpdatedPayload(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.plan === undefined) return missing("", "#/required", "plan");
-  for (const k0 in d) if (!TurnPlanUpdatedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "explanation" && k0 !== "plan") return additional("", "#/additionalProperties", k0);
   if (d.explanation !== undefined && typeof d.explanation != "string" && d.explanation !== null) return wrongType("/explanation", "#/properties/explanation/type", TurnPlanUpdatedPayload_explanation_types);
   const v4 = d.plan;
   if (!isArr(v4)) return wrongType("/plan", "#/properties/plan/type", "array");
@@ -771,18 +754,17 @@ function TurnPlanUpdatedPayload(d: unknown): SchemaError | undefined {
     if (!isObj(v2)) return wrongType("/plan/" + i1, "#/properties/plan/items/type", "object");
     if (v2.step === undefined) return missing("/plan/" + i1, "#/properties/plan/items/required", "step");
     if (v2.status === undefined) return missing("/plan/" + i1, "#/properties/plan/items/required", "status");
-    for (const k3 in v2) if (!TurnPlanUpdatedPayload_plan_items_properties.has(k3)) return additional("/plan/" + i1, "#/properties/plan/items/additionalProperties", k3);
+    for (const k3 in v2) if (k3 !== "step" && k3 !== "status") return additional("/plan/" + i1, "#/properties/plan/items/additionalProperties", k3);
     if (typeof v2.step != "string") return wrongType("/plan/" + i1 + "/step", "#/properties/plan/items/properties/step/type", "string");
     if ((e = PlanStepStatus(v2.status))) return within(e, "/plan/" + i1 + "/status");
   }
   return undefined;
 }
 
-const TurnDiffUpdatedPayload_properties = new Set<string>(["unifiedDiff"]);
 function TurnDiffUpdatedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.unifiedDiff === undefined) return missing("", "#/required", "unifiedDiff");
-  for (const k0 in d) if (!TurnDiffUpdatedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "unifiedDiff") return additional("", "#/additionalProperties", k0);
   if (typeof d.unifiedDiff != "string") return wrongType("/unifiedDiff", "#/properties/unifiedDiff/type", "string");
   return undefined;
 }
@@ -805,13 +787,12 @@ function ItemCompletedPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const ContentDeltaPayload_properties = new Set<string>(["streamKind","delta","contentIndex","summaryIndex"]);
 function ContentDeltaPayload(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.streamKind === undefined) return missing("", "#/required", "streamKind");
   if (d.delta === undefined) return missing("", "#/required", "delta");
-  for (const k0 in d) if (!ContentDeltaPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "streamKind" && k0 !== "delta" && k0 !== "contentIndex" && k0 !== "summaryIndex") return additional("", "#/additionalProperties", k0);
   if ((e = ContentStreamKind(d.streamKind))) return within(e, "/streamKind");
   if (typeof d.delta != "string") return wrongType("/delta", "#/properties/delta/type", "string");
   if (d.contentIndex !== undefined && !isInt(d.contentIndex)) return wrongType("/contentIndex", "#/properties/contentIndex/type", "integer");
@@ -860,11 +841,10 @@ function RequestResolvedPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const UserInputRequestedPayload_properties = new Set<string>(["questions","data"]);
 function UserInputRequestedPayload(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!UserInputRequestedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "questions" && k0 !== "data") return additional("", "#/additionalProperties", k0);
   if (d.questions !== undefined) {
     const v3 = d.questions;
     if (!isArr(v3)) return wrongType("/questions", "#/properties/questions/type", "array");
@@ -876,34 +856,31 @@ function UserInputRequestedPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const UserInputResolvedPayload_properties = new Set<string>(["answers","data"]);
 function UserInputResolvedPayload(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!UserInputResolvedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "answers" && k0 !== "data") return additional("", "#/additionalProperties", k0);
   if (d.answers !== undefined && (e = QuestionAnswers(d.answers))) return within(e, "/answers");
   return undefined;
 }
 
-const TaskStartedPayload_properties = new Set<string>(["taskId","description","taskType"]);
 function TaskStartedPayload(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.taskId === undefined) return missing("", "#/required", "taskId");
-  for (const k0 in d) if (!TaskStartedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "taskId" && k0 !== "description" && k0 !== "taskType") return additional("", "#/additionalProperties", k0);
   if ((e = RuntimeTaskId(d.taskId))) return within(e, "/taskId");
   if (d.description !== undefined && typeof d.description != "string") return wrongType("/description", "#/properties/description/type", "string");
   if (d.taskType !== undefined && typeof d.taskType != "string") return wrongType("/taskType", "#/properties/taskType/type", "string");
   return undefined;
 }
 
-const TaskProgressPayload_properties = new Set<string>(["taskId","description","usage","lastToolName"]);
 function TaskProgressPayload(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.taskId === undefined) return missing("", "#/required", "taskId");
   if (d.description === undefined) return missing("", "#/required", "description");
-  for (const k0 in d) if (!TaskProgressPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "taskId" && k0 !== "description" && k0 !== "usage" && k0 !== "lastToolName") return additional("", "#/additionalProperties", k0);
   if ((e = RuntimeTaskId(d.taskId))) return within(e, "/taskId");
   if (typeof d.description != "string") return wrongType("/description", "#/properties/description/type", "string");
   if (d.lastToolName !== undefined && typeof d.lastToolName != "string") return wrongType("/lastToolName", "#/properties/lastToolName/type", "string");
@@ -927,24 +904,22 @@ function TaskCompletedPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const HookStartedPayload_properties = new Set<string>(["hookId","hookName","hookEvent"]);
 function HookStartedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.hookId === undefined) return missing("", "#/required", "hookId");
   if (d.hookName === undefined) return missing("", "#/required", "hookName");
   if (d.hookEvent === undefined) return missing("", "#/required", "hookEvent");
-  for (const k0 in d) if (!HookStartedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "hookId" && k0 !== "hookName" && k0 !== "hookEvent") return additional("", "#/additionalProperties", k0);
   if (typeof d.hookId != "string") return wrongType("/hookId", "#/properties/hookId/type", "string");
   if (typeof d.hookName != "string") return wrongType("/hookName", "#/properties/hookName/type", "string");
   if (typeof d.hookEvent != "string") return wrongType("/hookEvent", "#/properties/hookEvent/type", "string");
   return undefined;
 }
 
-const HookProgressPayload_properties = new Set<string>(["hookId","output","stdout","stderr"]);
 function HookProgressPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.hookId === undefined) return missing("", "#/required", "hookId");
-  for (const k0 in d) if (!HookProgressPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "hookId" && k0 !== "output" && k0 !== "stdout" && k0 !== "stderr") return additional("", "#/additionalProperties", k0);
   if (typeof d.hookId != "string") return wrongType("/hookId", "#/properties/hookId/type", "string");
   if (d.output !== undefined && typeof d.output != "string") return wrongType("/output", "#/properties/output/type", "string");
   if (d.stdout !== undefined && typeof d.stdout != "string") return wrongType("/stdout", "#/properties/stdout/type", "string");
@@ -969,10 +944,9 @@ function HookCompletedPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const ToolProgressPayload_properties = new Set<string>(["toolUseId","toolName","summary","elapsedSeconds"]);
 function ToolProgressPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!ToolProgressPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "toolUseId" && k0 !== "toolName" && k0 !== "summary" && k0 !== "elapsedSeconds") return additional("", "#/additionalProperties", k0);
   if (d.toolUseId !== undefined && typeof d.toolUseId != "string") return wrongType("/toolUseId", "#/properties/toolUseId/type", "string");
   if (d.toolName !== undefined && typeof d.toolName != "string") return wrongType("/toolName", "#/properties/toolName/type", "string");
   if (d.summary !== undefined && typeof d.summary != "string") return wrongType("/summary", "#/properties/summary/type", "string");
@@ -980,11 +954,10 @@ function ToolProgressPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const ToolSummaryPayload_properties = new Set<string>(["summary","precedingToolUseIds"]);
 function ToolSummaryPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.summary === undefined) return missing("", "#/required", "summary");
-  for (const k0 in d) if (!ToolSummaryPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "summary" && k0 !== "precedingToolUseIds") return additional("", "#/additionalProperties", k0);
   if (typeof d.summary != "string") return wrongType("/summary", "#/properties/summary/type", "string");
   if (d.precedingToolUseIds !== undefined) {
     const v3 = d.precedingToolUseIds;
@@ -997,10 +970,9 @@ function ToolSummaryPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const AuthStatusPayload_properties = new Set<string>(["isAuthenticating","output","error"]);
 function AuthStatusPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
-  for (const k0 in d) if (!AuthStatusPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "isAuthenticating" && k0 !== "output" && k0 !== "error") return additional("", "#/additionalProperties", k0);
   if (d.isAuthenticating !== undefined && typeof d.isAuthenticating != "boolean") return wrongType("/isAuthenticating", "#/properties/isAuthenticating/type", "boolean");
   if (d.output !== undefined) {
     const v3 = d.output;
@@ -1014,82 +986,72 @@ function AuthStatusPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const AccountUpdatedPayload_properties = new Set<string>(["account"]);
 function AccountUpdatedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.account === undefined) return missing("", "#/required", "account");
-  for (const k0 in d) if (!AccountUpdatedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "account") return additional("", "#/additionalProperties", k0);
   return undefined;
 }
 
-const AccountRateLimitsUpdatedPayload_properties = new Set<string>(["rateLimits"]);
 function AccountRateLimitsUpdatedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.rateLimits === undefined) return missing("", "#/required", "rateLimits");
-  for (const k0 in d) if (!AccountRateLimitsUpdatedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "rateLimits") return additional("", "#/additionalProperties", k0);
   return undefined;
 }
 
-const McpStatusUpdatedPayload_properties = new Set<string>(["status"]);
 function McpStatusUpdatedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.status === undefined) return missing("", "#/required", "status");
-  for (const k0 in d) if (!McpStatusUpdatedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "status") return additional("", "#/additionalProperties", k0);
   return undefined;
 }
 
-const McpOauthCompletedPayload_properties = new Set<string>(["success","name","error"]);
 function McpOauthCompletedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.success === undefined) return missing("", "#/required", "success");
-  for (const k0 in d) if (!McpOauthCompletedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "success" && k0 !== "name" && k0 !== "error") return additional("", "#/additionalProperties", k0);
   if (typeof d.success != "boolean") return wrongType("/success", "#/properties/success/type", "boolean");
   if (d.name !== undefined && typeof d.name != "string") return wrongType("/name", "#/properties/name/type", "string");
   if (d.error !== undefined && typeof d.error != "string") return wrongType("/error", "#/properties/error/type", "string");
   return undefined;
 }
 
-const ModelReroutedPayload_properties = new Set<string>(["fromModel","toModel","reason"]);
 function ModelReroutedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.fromModel === undefined) return missing("", "#/required", "fromModel");
   if (d.toModel === undefined) return missing("", "#/required", "toModel");
   if (d.reason === undefined) return missing("", "#/required", "reason");
-  for (const k0 in d) if (!ModelReroutedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "fromModel" && k0 !== "toModel" && k0 !== "reason") return additional("", "#/additionalProperties", k0);
   if (typeof d.fromModel != "string") return wrongType("/fromModel", "#/properties/fromModel/type", "string");
   if (typeof d.toModel != "string") return wrongType("/toModel", "#/properties/toModel/type", "string");
   if (typeof d.reason != "string") return wrongType("/reason", "#/properties/reason/type", "string");
   return undefined;
 }
 
-const ConfigWarningPayload_properties = new Set<string>(["summary","details","path","range"]);
 function ConfigWarningPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.summary === undefined) return missing("", "#/required", "summary");
-  for (const k0 in d) if (!ConfigWarningPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "summary" && k0 !== "details" && k0 !== "path" && k0 !== "range") return additional("", "#/additionalProperties", k0);
   if (typeof d.summary != "string") return wrongType("/summary", "#/properties/summary/type", "string");
   if (d.details !== undefined && typeof d.details != "string") return wrongType("/details", "#/properties/details/type", "string");
   if (d.path !== undefined && typeof d.path != "string") return wrongType("/path", "#/properties/path/type", "string");
   return undefined;
 }
 
-const DeprecationNoticePayload_properties = new Set<string>(["summary","details"]);
 function DeprecationNoticePayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.summary === undefined) return missing("", "#/required", "summary");
-  for (const k0 in d) if (!DeprecationNoticePayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "summary" && k0 !== "details") return additional("", "#/additionalProperties", k0);
   if (typeof d.summary != "string") return wrongType("/summary", "#/properties/summary/type", "string");
   if (d.details !== undefined && typeof d.details != "string") return wrongType("/details", "#/properties/details/type", "string");
   return undefined;
 }
 
-const FilesPersistedPayload_properties = new Set<string>(["files","failed"]);
-const FilesPersistedPayload_files_items_properties = new Set<string>(["filename","fileId"]);
-const FilesPersistedPayload_failed_items_properties = new Set<string>(["filename","error"]);
 function FilesPersistedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.files === undefined) return missing("", "#/required", "files");
-  for (const k0 in d) if (!FilesPersistedPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "files" && k0 !== "failed") return additional("", "#/additionalProperties", k0);
   const v4 = d.files;
   if (!isArr(v4)) return wrongType("/files", "#/properties/files/type", "array");
   for (let i1 = 0; i1 < v4.length; i1++) {
@@ -1097,7 +1059,7 @@ function FilesPersistedPayload(d: unknown): SchemaError | undefined {
     if (!isObj(v2)) return wrongType("/files/" + i1, "#/properties/files/items/type", "object");
     if (v2.filename === undefined) return missing("/files/" + i1, "#/properties/files/items/required", "filename");
     if (v2.fileId === undefined) return missing("/files/" + i1, "#/properties/files/items/required", "fileId");
-    for (const k3 in v2) if (!FilesPersistedPayload_files_items_properties.has(k3)) return additional("/files/" + i1, "#/properties/files/items/additionalProperties", k3);
+    for (const k3 in v2) if (k3 !== "filename" && k3 !== "fileId") return additional("/files/" + i1, "#/properties/files/items/additionalProperties", k3);
     if (typeof v2.filename != "string") return wrongType("/files/" + i1 + "/filename", "#/properties/files/items/properties/filename/type", "string");
     if (typeof v2.fileId != "string") return wrongType("/files/" + i1 + "/fileId", "#/properties/files/items/properties/fileId/type", "string");
   }
@@ -1109,7 +1071,7 @@ function FilesPersistedPayload(d: unknown): SchemaError | undefined {
       if (!isObj(v6)) return wrongType("/failed/" + i5, "#/properties/failed/items/type", "object");
       if (v6.filename === undefined) return missing("/failed/" + i5, "#/properties/failed/items/required", "filename");
       if (v6.error === undefined) return missing("/failed/" + i5, "#/properties/failed/items/required", "error");
-      for (const k7 in v6) if (!FilesPersistedPayload_failed_items_properties.has(k7)) return additional("/failed/" + i5, "#/properties/failed/items/additionalProperties", k7);
+      for (const k7 in v6) if (k7 !== "filename" && k7 !== "error") return additional("/failed/" + i5, "#/properties/failed/items/additionalProperties", k7);
       if (typeof v6.filename != "string") return wrongType("/failed/" + i5 + "/filename", "#/properties/failed/items/properties/filename/type", "string");
       if (typeof v6.error != "string") return wrongType("/failed/" + i5 + "/error", "#/properties/failed/items/properties/error/type", "string");
     }
@@ -1117,21 +1079,19 @@ function FilesPersistedPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const RuntimeWarningPayload_properties = new Set<string>(["message","detail"]);
 function RuntimeWarningPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.message === undefined) return missing("", "#/required", "message");
-  for (const k0 in d) if (!RuntimeWarningPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "message" && k0 !== "detail") return additional("", "#/additionalProperties", k0);
   if (typeof d.message != "string") return wrongType("/message", "#/properties/message/type", "string");
   return undefined;
 }
 
-const RuntimeErrorPayload_properties = new Set<string>(["message","class","detail"]);
 function RuntimeErrorPayload(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.message === undefined) return missing("", "#/required", "message");
-  for (const k0 in d) if (!RuntimeErrorPayload_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "message" && k0 !== "class" && k0 !== "detail") return additional("", "#/additionalProperties", k0);
   if (typeof d.message != "string") return wrongType("/message", "#/properties/message/type", "string");
   if (d.class !== undefined && (e = RuntimeErrorClass(d.class))) return within(e, "/class");
   return undefined;
@@ -1254,11 +1214,10 @@ function TokenUsage(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const ContextUsage_properties = new Set<string>(["usedTokens","windowTokens"]);
 function ContextUsage(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.usedTokens === undefined) return missing("", "#/required", "usedTokens");
-  for (const k0 in d) if (!ContextUsage_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "usedTokens" && k0 !== "windowTokens") return additional("", "#/additionalProperties", k0);
   const v1 = d.usedTokens;
   if (!isInt(v1)) return wrongType("/usedTokens", "#/properties/usedTokens/type", "integer");
   if (v1 < 0) return tooSmall("/usedTokens", "#/properties/usedTokens/minimum", 0);
@@ -1332,12 +1291,11 @@ function CanonicalRequestType(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const RequestOption_properties = new Set<string>(["decision","label","providerOptionId"]);
 function RequestOption(d: unknown): SchemaError | undefined {
   let e: SchemaError | undefined;
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.decision === undefined) return missing("", "#/required", "decision");
-  for (const k0 in d) if (!RequestOption_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "decision" && k0 !== "label" && k0 !== "providerOptionId") return additional("", "#/additionalProperties", k0);
   if ((e = RequestDecision(d.decision))) return within(e, "/decision");
   if (d.label !== undefined && typeof d.label != "string") return wrongType("/label", "#/properties/label/type", "string");
   if (d.providerOptionId !== undefined && typeof d.providerOptionId != "string") return wrongType("/providerOptionId", "#/properties/providerOptionId/type", "string");
@@ -1596,12 +1554,11 @@ function UnknownItemPayload(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const QuestionOption_properties = new Set<string>(["id","label","description"]);
 function QuestionOption(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.id === undefined) return missing("", "#/required", "id");
   if (d.label === undefined) return missing("", "#/required", "label");
-  for (const k0 in d) if (!QuestionOption_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "id" && k0 !== "label" && k0 !== "description") return additional("", "#/additionalProperties", k0);
   if (typeof d.id != "string") return wrongType("/id", "#/properties/id/type", "string");
   if (typeof d.label != "string") return wrongType("/label", "#/properties/label/type", "string");
   if (d.description !== undefined && typeof d.description != "string") return wrongType("/description", "#/properties/description/type", "string");
@@ -1616,14 +1573,13 @@ function ItemStatus(d: unknown): SchemaError | undefined {
   return undefined;
 }
 
-const FileChange_properties = new Set<string>(["path","change","movePath","diff"]);
 const FileChange_change_values = ["add","update","delete","move"];
 const FileChange_change_set = new Set<unknown>(FileChange_change_values);
 function FileChange(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.path === undefined) return missing("", "#/required", "path");
   if (d.change === undefined) return missing("", "#/required", "change");
-  for (const k0 in d) if (!FileChange_properties.has(k0)) return additional("", "#/additionalProperties", k0);
+  for (const k0 in d) if (k0 !== "path" && k0 !== "change" && k0 !== "movePath" && k0 !== "diff") return additional("", "#/additionalProperties", k0);
   if (typeof d.path != "string") return wrongType("/path", "#/properties/path/type", "string");
   if (!FileChange_change_set.has(d.change)) return notAllowed("/change", "#/properties/change/enum", FileChange_change_values);
   if (d.movePath !== undefined && typeof d.movePath != "string") return wrongType("/movePath", "#/properties/movePath/type", "string");
