@@ -311,8 +311,11 @@ export function compileValidator(schema: unknown, opts: ValidatorOptions): strin
   function fn(name: string, s: unknown, at: (string | number)[], root = false): string {
     const cx: FnCx = { name, usesE: false, locals: 0, at };
     const st = node(s, "#", "d", [], cx, at, root);
-    const lines = render(st, "  ");
     const own = consts.splice(0);
+    // a definition that is a reference: that definition's check
+    const alias = st.length === 1 && "cond" in st[0] && st[0].ret === "e" ? /^\(e = (\w+)\(d\)\)$/.exec(st[0].cond) : null;
+    if (alias) return [...own, `function ${name}(d: unknown): SchemaError | undefined {`, `  return ${alias[1]}(d);`, "}"].join("\n");
+    const lines = render(st, "  ");
     return [
       ...own,
       `function ${name}(d: unknown): SchemaError | undefined {`,

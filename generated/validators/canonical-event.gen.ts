@@ -770,21 +770,15 @@ function TurnDiffUpdatedPayload(d: unknown): SchemaError | undefined {
 }
 
 function ItemStartedPayload(d: unknown): SchemaError | undefined {
-  let e: SchemaError | undefined;
-  if ((e = ItemLifecyclePayload(d))) return e;
-  return undefined;
+  return ItemLifecyclePayload(d);
 }
 
 function ItemUpdatedPayload(d: unknown): SchemaError | undefined {
-  let e: SchemaError | undefined;
-  if ((e = ItemLifecyclePayload(d))) return e;
-  return undefined;
+  return ItemLifecyclePayload(d);
 }
 
 function ItemCompletedPayload(d: unknown): SchemaError | undefined {
-  let e: SchemaError | undefined;
-  if ((e = ItemLifecyclePayload(d))) return e;
-  return undefined;
+  return ItemLifecyclePayload(d);
 }
 
 function ContentDeltaPayload(d: unknown): SchemaError | undefined {
