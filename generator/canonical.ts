@@ -1,13 +1,11 @@
 /**
  * Canonical model stage: schemas/canonical/canonical.yaml → an in-memory model, then the published
- * JSON Schema, the TypeScript types (json-schema-to-typescript + ts-morph) and the ajv standalone validator.
+ * JSON Schema, the TypeScript types (json-schema-to-typescript + ts-morph) and the validator (generator/validator.ts).
  */
 import { compile } from "json-schema-to-typescript";
-import { Ajv } from "ajv";
-import standaloneModule from "ajv/dist/standalone/index.js";
-// ajv ships CommonJS: under NodeNext the default import is the module object.
-const standaloneCode = ((standaloneModule as any).default ?? standaloneModule) as typeof standaloneModule.default;
+import { Ajv, type Options } from "ajv";
 import { DiagnosticError, SourcedYaml, type Diagnostic } from "./diagnostics.ts";
+import { compileValidator, UnsupportedSchema } from "./validator.ts";
 
 export interface CanonicalModel {
   file: string;
@@ -507,49 +505,58 @@ function withoutAnnotations(s: any, inProperties = false): any {
   return out;
 }
 
-/** ajv standalone ESM code for the published schema; must import nothing at run time. */
-export function buildValidator(schema: any, model?: CanonicalModel): string {
-  const ajv = new Ajv({ code: { source: true, esm: true, lines: true }, inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"], formats: { "date-time": DATE_TIME } });
-  // the validator's own copy leaves out annotations (description, title, $comment, examples): its code keeps the
-  // schema objects its error parameters name, and what they say is in the published schema
-  const published = withoutAnnotations(validatorSchema(schema));
-  // A schema written wrong in canonical.yaml is the user's mistake: report it there (E112), not as a stack trace.
-  if (!ajv.validateSchema(published)) {
-    const errs = (ajv.errors ?? []).filter((e, i, all) => all.findIndex((x) => x.instancePath === e.instancePath) === i).slice(0, 5);
-    throw new DiagnosticError(errs.map((e) => canonicalDiag(model, e.instancePath.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~")), "E112", `invalid JSON Schema: ${e.instancePath.split("/").pop() || "(root)"} ${e.message}`)));
-  }
-  // Besides the whole event: one validator per event type for its payload alone (the runtime builds the envelope
-  // itself, typed; what a row builds from provider data is the payload).
+/**
+ * The options ajv was given when it generated the validator (before generator/validator.ts did): the generated
+ * validator behaves as ajv with these options does, and test/generator/validator-parity.test.ts holds it to that.
+ */
+export function referenceAjv(compileChecks: Partial<Pick<Options, "strictTypes" | "strictRequired" | "allowUnionTypes">> = {}): Ajv {
+  return new Ajv({ inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"], formats: { "date-time": DATE_TIME }, ...compileChecks });
+}
+
+/** The schema the validator is compiled from: the validator schema without annotations (see withoutAnnotations). */
+export function validatorInput(schema: any): any {
+  return withoutAnnotations(validatorSchema(schema));
+}
+
+/** The event types and the definitions of their payloads (what PAYLOAD_VALIDATORS checks), from the schema. */
+export function payloadDefinitions(published: any): [string, string][] {
   const payloads: [string, string][] = [];
   for (const ref of (published.allOf?.[1]?.oneOf ?? []) as { $ref: string }[]) {
     const name = ref.$ref.replace("#/definitions/", "");
     const def = published.definitions?.[name];
     const type = def?.properties?.type?.const;
     const payload = def?.properties?.payload;
-    // a payload named in the definitions: the same compiled function the event validator calls
-    if (typeof type === "string" && payload) payloads.push([type, typeof payload.$ref === "string" && payload.$ref.startsWith("#/") ? `event${payload.$ref}` : `event#/definitions/${name}/properties/payload`]);
+    if (typeof type !== "string" || !payload) continue;
+    const m = typeof payload.$ref === "string" ? /^#\/definitions\/([^/]+)$/.exec(payload.$ref) : null;
+    if (!m) throw new DiagnosticError([{ file: "schemas/canonical/canonical.yaml", line: 1, col: 1, code: "E112", message: `the payload of "${type}" must be a definition (a $ref) for its validator` }]);
+    payloads.push([type, m[1]]);
   }
-  let code: string;
+  return payloads;
+}
+
+/**
+ * The validator module for the published schema (generator/validator.ts compiles it; it imports nothing), with
+ * one validator per event type for its payload alone (the runtime builds the envelope itself, typed; what a row
+ * builds from provider data is the payload).
+ */
+export function buildValidator(schema: any, model?: CanonicalModel): string {
+  const published = validatorInput(schema);
+  // A schema written wrong in canonical.yaml is the user's mistake: report it there (E112), not as a stack trace.
+  // ajv (a devDependency, at generation time only) checks it against the draft-07 meta-schema.
+  const ajv = referenceAjv();
+  if (!ajv.validateSchema(published)) {
+    const errs = (ajv.errors ?? []).filter((e, i, all) => all.findIndex((x) => x.instancePath === e.instancePath) === i).slice(0, 5);
+    throw new DiagnosticError(errs.map((e) => canonicalDiag(model, e.instancePath.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~")), "E112", `invalid JSON Schema: ${e.instancePath.split("/").pop() || "(root)"} ${e.message}`)));
+  }
   try {
-    ajv.addSchema(published, "event");
-    code = standaloneCode(ajv, { validateCanonicalEvent: "event", ...Object.fromEntries(payloads.map(([, ref], i) => [`validatePayload${i}`, ref])) });
-    code += `\n/** Per event type: its payload's validator. */\nexport const PAYLOAD_VALIDATORS = {\n${payloads.map(([type], i) => `  ${JSON.stringify(type)}: validatePayload${i},`).join("\n")}\n};\n`;
+    return compileValidator(published, { formats: { "date-time": DATE_TIME }, rootExport: "validateCanonicalEvent", payloads: payloadDefinitions(published) });
   } catch (e) {
-    const msg = (e as Error).message.split("\n")[0];
-    const kw = /unknown keyword: "([^"]+)"/.exec(msg)?.[1];
-    const at = kw && model ? findKey(model.src.value, kw) : undefined;
-    const message = `the canonical schema does not compile: ${msg}`;
-    throw new DiagnosticError([at ? model!.src.diag(at, "E112", message, true) : canonicalDiag(model, [], "E112", message)]);
+    if (!(e instanceof UnsupportedSchema)) throw e;
+    // a keyword the validator does not implement: at that keyword in canonical.yaml when it is written there
+    const at = e.keyword && model ? findKey(model.src.value, e.keyword) : undefined;
+    const message = `the canonical schema does not compile: ${e.message}`;
+    throw new DiagnosticError([at ? model!.src.diag(at, "E112", message, true) : canonicalDiag(model, e.path, "E112", message)]);
   }
-  if (/\brequire\(|^import /m.test(code)) {
-    throw new Error("ajv standalone output needs a runtime import; change the canonical schema to avoid that keyword");
-  }
-  // Every parameter of ajv's functions gets a default, so the declaration tsc derives names exactly the options it
-  // types (without it, the destructured parentData / parentDataProperty are missing from the type and the
-  // declaration fails under skipLibCheck: false). Still plain JavaScript: the module runs on its own.
-  const signature = /\{instancePath="", parentData, parentDataProperty, rootData=data\}=\{\}/g;
-  if (!signature.test(code)) throw new Error("ajv standalone output: the validator signature changed; update buildValidator");
-  return code.replace(signature, '{instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}');
 }
 
 /** A diagnostic at the canonical.yaml node a published-schema path (`definitions/<Name>/…`) came from. */

@@ -96,8 +96,8 @@ function editDistance(a: string, b: string): number {
 }
 
 /**
- * A user-facing problem found deep inside a stage (a broken or missing upstream schema, a canonical schema ajv
- * rejects, …). Stages throw it where returning diagnostics would thread them through every caller; the pipeline
+ * A user-facing problem found deep inside a stage (a broken or missing upstream schema, a canonical schema the
+ * validator cannot be compiled from, …). Stages throw it where returning diagnostics would thread them through every caller; the pipeline
  * catches it and reports its diagnostics like any other. Anything else thrown is a generator bug.
  */
 export class DiagnosticError extends Error {

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { transformSync } from "esbuild";
 import { parse as parseYaml } from "yaml";
 import { FIXTURES, MINI_FILE, ROOT, loadGenerator, miniRoot, miniText, tableContext, type FileMap, type Generator } from "./gen.ts";
 
@@ -198,7 +199,8 @@ describe("generated files", () => {
   it("the emitted validator runs on its own (outside the project) and checks type and payload", async () => {
     const dir = tmp();
     const f = join(dir, "validator.mjs");
-    writeFileSync(f, files.get("generated/validators/canonical-event.gen.ts")!);
+    // typed TypeScript: its types stripped (as tsc emits it), a module that imports nothing
+    writeFileSync(f, transformSync(files.get("generated/validators/canonical-event.gen.ts")!, { loader: "ts", format: "esm" }).code);
     const { validateCanonicalEvent: validate } = (await import(/* @vite-ignore */ pathToFileURL(f).href)) as { validateCanonicalEvent: (x: unknown) => boolean };
     const ok = { eventId: "evt_1", schemaVersion: 2, provider: "codex", sessionId: "ses_1", createdAt: "2025-01-01T00:00:00.000Z", sequence: 1, type: "thread.started", payload: { providerThreadId: "t1" } };
     expect(validate(ok)).toBe(true);
