@@ -82,6 +82,7 @@ export interface Generator {
   emitMapper: {
     emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: Record<string, string | undefined>, header: string): string;
     exprCode(e: unknown, scope: Set<string>): string;
+    expandBlocks(text: string): string;
   };
   emitVars: { emitVars(tables: TableIR[], header: string): string };
 }
