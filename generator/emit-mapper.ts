@@ -4,11 +4,10 @@
  */
 import { StructureKind, type StatementStructures } from "ts-morph";
 import { withSourceFile } from "./project.ts";
-import { allExprs, condExprs, subExprs, type Cond, type Expr, type IdIR, type RowIR, type SessionPathIR, type StepIR, type TableIR } from "./ir.ts";
+import { allExprs, condExprs, IDENT, subExprs, type Cond, type Expr, type IdIR, type RowIR, type SessionPathIR, type StepIR, type TableIR } from "./ir.ts";
 export { allExprs, condExprs, subExprs };
 import type { Kind } from "./upstream.ts";
 
-const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** The name of the message a row (or the input function) reads: its typed parameter. */
 let MSG = "m";
 /** Answers (answers.gen.ts): object expressions leave out their undefined fields when built (compact). */

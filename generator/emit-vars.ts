@@ -6,7 +6,7 @@
  */
 import { DiagnosticError } from "./diagnostics.ts";
 import { VAR_NAME } from "./expressions.ts";
-import { allExprs, condExprs, type Expr, type StepIR, type TableIR } from "./ir.ts";
+import { allExprs, condExprs, IDENT, type Expr, type StepIR, type TableIR } from "./ir.ts";
 import { varName } from "./emit-mapper.ts";
 
 interface VarUse { keyed: boolean; file: string; line: number }
@@ -48,7 +48,6 @@ export function tableVars(tables: readonly TableIR[]): Map<string, VarUse[]> {
   return out;
 }
 
-const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 export function emitVars(tables: readonly TableIR[], header: string): string {
   const vars = tableVars(tables);

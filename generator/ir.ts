@@ -193,6 +193,9 @@ export interface RequestOpenIR {
 /** A table's live agent: the matrix entry and where it is declared. */
 export interface LiveIR extends LiveDriverEntry { line: number }
 
+/** A JavaScript identifier: a property an emitted access may write with a dot. */
+export const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
 /** The expressions directly inside an expression. */
 export function subExprs(e: Expr): Expr[] {
   switch (e.k) {
