@@ -137,15 +137,15 @@ export class Envelope {
       if (o.turnId !== undefined && ev.turnId !== o.turnId) {
         ev.turnId = o.turnId;
         if (o.providerTurnId !== undefined) (refs ??= {}).providerTurnId = o.providerTurnId;
-        else if (refs) delete refs.providerTurnId;
+        else refs = without(refs, "providerTurnId");
       }
       if (o.itemId !== undefined && ev.itemId !== o.itemId) {
         ev.itemId = o.itemId;
         if (o.providerItemId !== undefined) (refs ??= {}).providerItemId = o.providerItemId;
-        else if (refs) delete refs.providerItemId;
+        else refs = without(refs, "providerItemId");
       }
     }
-    if (refs) for (const k in refs) { ev.providerRefs = refs; break; }
+    if (refs) ev.providerRefs = refs;
     ev.payload = payload;
     // includeRaw false: no raw.payload at all (raw.source/method/rule stay)
     if (!this.o.includeRaw) {
@@ -157,4 +157,12 @@ export class Envelope {
     if (msg === this.lineMessage && this.lineText !== undefined) ev.raw[SOURCE_TEXT] = this.lineText;
     return ev;
   }
+}
+
+/** `refs` without `key`; undefined when nothing is left (an event names no empty providerRefs). */
+function without(refs: Record<string, string> | undefined, key: string): Record<string, string> | undefined {
+  if (refs === undefined) return undefined;
+  delete refs[key];
+  for (const _ in refs) return refs;
+  return undefined;
 }
