@@ -14,7 +14,6 @@
  * Any other keyword is refused (UnsupportedSchema; buildValidator reports it as E112), so a schema change cannot
  * add a rule the validator silently does not check.
  */
-import { IDENT } from "./ir.ts";
 
 /** A keyword the compiler does not implement (or does not know), and where in the schema. */
 export class UnsupportedSchema extends Error {
@@ -65,6 +64,8 @@ const RESERVED = new Set([
 const pointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 /** A schemaPath step as ajv writes it (a URI fragment). */
 const fragment = (s: string) => encodeURIComponent(pointer(s));
+/** A JavaScript identifier (the module imports nothing of the generator's: ir.ts would close an import circle through canonical.ts). */
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** Property access as ajv emits it (so `__proto__` and friends read the same thing). */
 const prop = (x: string, name: string) => (IDENT.test(name) ? `${x}.${name}` : `${x}[${JSON.stringify(name)}]`);
 const isSchema = (s: unknown): s is Record<string, unknown> => !!s && typeof s === "object" && !Array.isArray(s);
