@@ -5,7 +5,7 @@
  * One process per turn, the chat carried by --resume; cancel stops the turn's process; a turn that dies without its
  * result is a crash; no history, no requests. Waits are on events and process states, never sleeps.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,7 +25,13 @@ const endOf = (turnId: string) => (e: CanonicalEvent) => (e.type === "turn.compl
 const text = streamed;
 
 describe.skipIf(!posix)("live cursor (stand-in cursor-agent)", () => {
-  const state = () => join(mkdtempSync(join(tmpdir(), "agentnorm-cursor-")), "state.json");
+  const dirs: string[] = [];
+  const state = () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentnorm-cursor-"));
+    dirs.push(dir);
+    return join(dir, "state.json");
+  };
+  afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
   const open = (env: Record<string, string> = {}, extra: object = {}) => connect({ agent: "cursor", bin: FAKE, cwd: tmpdir(), env: { FAKE_CURSOR_STATE: state(), ...env }, timeouts: { interruptGraceMs: 300, requestMs: 5000 }, ...extra });
 
   it("a turn per process, the chat carried by --resume: text once (partial output and recap), the tool's output, a second turn on the same chat", async () => {
