@@ -316,7 +316,7 @@ export function compileValidator(schema: unknown, opts: ValidatorOptions): strin
     // a definition that is a reference: that definition's check
     const alias = st.length === 1 && "cond" in st[0] && st[0].ret === "e" ? /^\(e = (\w+)\(d\)\)$/.exec(st[0].cond) : null;
     if (alias) return [...own, `function ${name}(d: unknown): SchemaError | undefined {`, `  return ${alias[1]}(d);`, "}"].join("\n");
-    const lines = render(st, "  ");
+    const lines = renumber(render(st, "  "));
     return [
       ...own,
       `function ${name}(d: unknown): SchemaError | undefined {`,
@@ -410,3 +410,18 @@ function validator(check: Check): Validator {
   return v;
 }
 `;
+
+/**
+ * A function's locals (k0, v1, i2, b3: one counter, numbered as the compiler made them, which is not always the order
+ * they are read in) renumbered in order of first appearance, outside string literals.
+ */
+function renumber(lines: string[]): string[] {
+  const names = new Map<string, string>();
+  const local = (t: string) => t.replace(/\b([vikb])(\d+)\b/g, (m, p: string) => {
+    let n = names.get(m);
+    if (n === undefined) names.set(m, (n = `${p}${names.size}`));
+    return n;
+  });
+  // string literals are JSON.stringify's: "…" with backslash escapes
+  return lines.map((l) => l.split(/("(?:[^"\\]|\\.)*")/).map((part, i) => (i % 2 ? part : local(part))).join(""));
+}

@@ -96,3 +96,28 @@ describe("generated code: one statement a line", () => {
     expect(found.slice(0, 10)).toEqual([]);
   });
 });
+
+describe("generated validator: locals numbered in the order they are declared", () => {
+  it("every function's k/v/i/b locals count up from 0 as they appear", () => {
+    const text = readFileSync(join(__dirname, "../generated/validators/canonical-event.gen.ts"), "utf8");
+    const sf = ts.createSourceFile("v.ts", text, ts.ScriptTarget.Latest, true);
+    const found: string[] = [];
+    let checked = 0;
+    for (const st of sf.statements) {
+      if (!ts.isFunctionDeclaration(st) || !st.body) continue;
+      const nums: number[] = [];
+      const walk = (n: ts.Node): void => {
+        if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name)) {
+          const m = /^[kvib](\d+)$/.exec(n.name.text);
+          if (m) nums.push(Number(m[1]));
+        }
+        ts.forEachChild(n, walk);
+      };
+      walk(st.body);
+      if (nums.length) checked++;
+      if (nums.some((x, i) => x !== i)) found.push(`${st.name?.text}: ${nums.join(", ")}`);
+    }
+    expect(checked).toBeGreaterThan(50);
+    expect(found.slice(0, 5)).toEqual([]);
+  });
+});

@@ -747,16 +747,16 @@ function TurnPlanUpdatedPayload(d: unknown): SchemaError | undefined {
   if (d.plan === undefined) return missing("", "#/required", "plan");
   for (const k0 in d) if (k0 !== "explanation" && k0 !== "plan") return additional("", "#/additionalProperties", k0);
   if (d.explanation !== undefined && typeof d.explanation != "string" && d.explanation !== null) return wrongType("/explanation", "#/properties/explanation/type", TurnPlanUpdatedPayload_explanation_types);
-  const v4 = d.plan;
-  if (!isArr(v4)) return wrongType("/plan", "#/properties/plan/type", "array");
-  for (let i1 = 0; i1 < v4.length; i1++) {
-    const v2 = v4[i1];
-    if (!isObj(v2)) return wrongType("/plan/" + i1, "#/properties/plan/items/type", "object");
-    if (v2.step === undefined) return missing("/plan/" + i1, "#/properties/plan/items/required", "step");
-    if (v2.status === undefined) return missing("/plan/" + i1, "#/properties/plan/items/required", "status");
-    for (const k3 in v2) if (k3 !== "step" && k3 !== "status") return additional("/plan/" + i1, "#/properties/plan/items/additionalProperties", k3);
-    if (typeof v2.step != "string") return wrongType("/plan/" + i1 + "/step", "#/properties/plan/items/properties/step/type", "string");
-    if ((e = PlanStepStatus(v2.status))) return within(e, "/plan/" + i1 + "/status");
+  const v1 = d.plan;
+  if (!isArr(v1)) return wrongType("/plan", "#/properties/plan/type", "array");
+  for (let i2 = 0; i2 < v1.length; i2++) {
+    const v3 = v1[i2];
+    if (!isObj(v3)) return wrongType("/plan/" + i2, "#/properties/plan/items/type", "object");
+    if (v3.step === undefined) return missing("/plan/" + i2, "#/properties/plan/items/required", "step");
+    if (v3.status === undefined) return missing("/plan/" + i2, "#/properties/plan/items/required", "status");
+    for (const k4 in v3) if (k4 !== "step" && k4 !== "status") return additional("/plan/" + i2, "#/properties/plan/items/additionalProperties", k4);
+    if (typeof v3.step != "string") return wrongType("/plan/" + i2 + "/step", "#/properties/plan/items/properties/step/type", "string");
+    if ((e = PlanStepStatus(v3.status))) return within(e, "/plan/" + i2 + "/status");
   }
   return undefined;
 }
@@ -804,19 +804,19 @@ function RequestOpenedPayload(d: unknown): SchemaError | undefined {
   if (d.providerRequestType !== undefined && typeof d.providerRequestType != "string") return wrongType("/providerRequestType", "#/properties/providerRequestType/type", "string");
   if (d.detail !== undefined && typeof d.detail != "string") return wrongType("/detail", "#/properties/detail/type", "string");
   if (d.options !== undefined) {
-    const v3 = d.options;
-    if (!isArr(v3)) return wrongType("/options", "#/properties/options/type", "array");
-    for (let i1 = 0; i1 < v3.length; i1++) {
-      const v2 = v3[i1];
-      if ((e = RequestOption(v2))) return within(e, "/options/" + i1);
+    const v1 = d.options;
+    if (!isArr(v1)) return wrongType("/options", "#/properties/options/type", "array");
+    for (let i2 = 0; i2 < v1.length; i2++) {
+      const v3 = v1[i2];
+      if ((e = RequestOption(v3))) return within(e, "/options/" + i2);
     }
   }
   if (d.questions !== undefined) {
-    const v6 = d.questions;
-    if (!isArr(v6)) return wrongType("/questions", "#/properties/questions/type", "array");
-    for (let i4 = 0; i4 < v6.length; i4++) {
-      const v5 = v6[i4];
-      if ((e = Question(v5))) return within(e, "/questions/" + i4);
+    const v4 = d.questions;
+    if (!isArr(v4)) return wrongType("/questions", "#/properties/questions/type", "array");
+    for (let i5 = 0; i5 < v4.length; i5++) {
+      const v6 = v4[i5];
+      if ((e = Question(v6))) return within(e, "/questions/" + i5);
     }
   }
   return undefined;
@@ -840,11 +840,11 @@ function UserInputRequestedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   for (const k0 in d) if (k0 !== "questions" && k0 !== "data") return additional("", "#/additionalProperties", k0);
   if (d.questions !== undefined) {
-    const v3 = d.questions;
-    if (!isArr(v3)) return wrongType("/questions", "#/properties/questions/type", "array");
-    for (let i1 = 0; i1 < v3.length; i1++) {
-      const v2 = v3[i1];
-      if ((e = Question(v2))) return within(e, "/questions/" + i1);
+    const v1 = d.questions;
+    if (!isArr(v1)) return wrongType("/questions", "#/properties/questions/type", "array");
+    for (let i2 = 0; i2 < v1.length; i2++) {
+      const v3 = v1[i2];
+      if ((e = Question(v3))) return within(e, "/questions/" + i2);
     }
   }
   return undefined;
@@ -954,11 +954,11 @@ function ToolSummaryPayload(d: unknown): SchemaError | undefined {
   for (const k0 in d) if (k0 !== "summary" && k0 !== "precedingToolUseIds") return additional("", "#/additionalProperties", k0);
   if (typeof d.summary != "string") return wrongType("/summary", "#/properties/summary/type", "string");
   if (d.precedingToolUseIds !== undefined) {
-    const v3 = d.precedingToolUseIds;
-    if (!isArr(v3)) return wrongType("/precedingToolUseIds", "#/properties/precedingToolUseIds/type", "array");
-    for (let i1 = 0; i1 < v3.length; i1++) {
-      const v2 = v3[i1];
-      if (typeof v2 != "string") return wrongType("/precedingToolUseIds/" + i1, "#/properties/precedingToolUseIds/items/type", "string");
+    const v1 = d.precedingToolUseIds;
+    if (!isArr(v1)) return wrongType("/precedingToolUseIds", "#/properties/precedingToolUseIds/type", "array");
+    for (let i2 = 0; i2 < v1.length; i2++) {
+      const v3 = v1[i2];
+      if (typeof v3 != "string") return wrongType("/precedingToolUseIds/" + i2, "#/properties/precedingToolUseIds/items/type", "string");
     }
   }
   return undefined;
@@ -969,11 +969,11 @@ function AuthStatusPayload(d: unknown): SchemaError | undefined {
   for (const k0 in d) if (k0 !== "isAuthenticating" && k0 !== "output" && k0 !== "error") return additional("", "#/additionalProperties", k0);
   if (d.isAuthenticating !== undefined && typeof d.isAuthenticating != "boolean") return wrongType("/isAuthenticating", "#/properties/isAuthenticating/type", "boolean");
   if (d.output !== undefined) {
-    const v3 = d.output;
-    if (!isArr(v3)) return wrongType("/output", "#/properties/output/type", "array");
-    for (let i1 = 0; i1 < v3.length; i1++) {
-      const v2 = v3[i1];
-      if (typeof v2 != "string") return wrongType("/output/" + i1, "#/properties/output/items/type", "string");
+    const v1 = d.output;
+    if (!isArr(v1)) return wrongType("/output", "#/properties/output/type", "array");
+    for (let i2 = 0; i2 < v1.length; i2++) {
+      const v3 = v1[i2];
+      if (typeof v3 != "string") return wrongType("/output/" + i2, "#/properties/output/items/type", "string");
     }
   }
   if (d.error !== undefined && typeof d.error != "string") return wrongType("/error", "#/properties/error/type", "string");
@@ -1046,28 +1046,28 @@ function FilesPersistedPayload(d: unknown): SchemaError | undefined {
   if (!isObj(d)) return wrongType("", "#/type", "object");
   if (d.files === undefined) return missing("", "#/required", "files");
   for (const k0 in d) if (k0 !== "files" && k0 !== "failed") return additional("", "#/additionalProperties", k0);
-  const v4 = d.files;
-  if (!isArr(v4)) return wrongType("/files", "#/properties/files/type", "array");
-  for (let i1 = 0; i1 < v4.length; i1++) {
-    const v2 = v4[i1];
-    if (!isObj(v2)) return wrongType("/files/" + i1, "#/properties/files/items/type", "object");
-    if (v2.filename === undefined) return missing("/files/" + i1, "#/properties/files/items/required", "filename");
-    if (v2.fileId === undefined) return missing("/files/" + i1, "#/properties/files/items/required", "fileId");
-    for (const k3 in v2) if (k3 !== "filename" && k3 !== "fileId") return additional("/files/" + i1, "#/properties/files/items/additionalProperties", k3);
-    if (typeof v2.filename != "string") return wrongType("/files/" + i1 + "/filename", "#/properties/files/items/properties/filename/type", "string");
-    if (typeof v2.fileId != "string") return wrongType("/files/" + i1 + "/fileId", "#/properties/files/items/properties/fileId/type", "string");
+  const v1 = d.files;
+  if (!isArr(v1)) return wrongType("/files", "#/properties/files/type", "array");
+  for (let i2 = 0; i2 < v1.length; i2++) {
+    const v3 = v1[i2];
+    if (!isObj(v3)) return wrongType("/files/" + i2, "#/properties/files/items/type", "object");
+    if (v3.filename === undefined) return missing("/files/" + i2, "#/properties/files/items/required", "filename");
+    if (v3.fileId === undefined) return missing("/files/" + i2, "#/properties/files/items/required", "fileId");
+    for (const k4 in v3) if (k4 !== "filename" && k4 !== "fileId") return additional("/files/" + i2, "#/properties/files/items/additionalProperties", k4);
+    if (typeof v3.filename != "string") return wrongType("/files/" + i2 + "/filename", "#/properties/files/items/properties/filename/type", "string");
+    if (typeof v3.fileId != "string") return wrongType("/files/" + i2 + "/fileId", "#/properties/files/items/properties/fileId/type", "string");
   }
   if (d.failed !== undefined) {
-    const v8 = d.failed;
-    if (!isArr(v8)) return wrongType("/failed", "#/properties/failed/type", "array");
-    for (let i5 = 0; i5 < v8.length; i5++) {
-      const v6 = v8[i5];
-      if (!isObj(v6)) return wrongType("/failed/" + i5, "#/properties/failed/items/type", "object");
-      if (v6.filename === undefined) return missing("/failed/" + i5, "#/properties/failed/items/required", "filename");
-      if (v6.error === undefined) return missing("/failed/" + i5, "#/properties/failed/items/required", "error");
-      for (const k7 in v6) if (k7 !== "filename" && k7 !== "error") return additional("/failed/" + i5, "#/properties/failed/items/additionalProperties", k7);
-      if (typeof v6.filename != "string") return wrongType("/failed/" + i5 + "/filename", "#/properties/failed/items/properties/filename/type", "string");
-      if (typeof v6.error != "string") return wrongType("/failed/" + i5 + "/error", "#/properties/failed/items/properties/error/type", "string");
+    const v5 = d.failed;
+    if (!isArr(v5)) return wrongType("/failed", "#/properties/failed/type", "array");
+    for (let i6 = 0; i6 < v5.length; i6++) {
+      const v7 = v5[i6];
+      if (!isObj(v7)) return wrongType("/failed/" + i6, "#/properties/failed/items/type", "object");
+      if (v7.filename === undefined) return missing("/failed/" + i6, "#/properties/failed/items/required", "filename");
+      if (v7.error === undefined) return missing("/failed/" + i6, "#/properties/failed/items/required", "error");
+      for (const k8 in v7) if (k8 !== "filename" && k8 !== "error") return additional("/failed/" + i6, "#/properties/failed/items/additionalProperties", k8);
+      if (typeof v7.filename != "string") return wrongType("/failed/" + i6 + "/filename", "#/properties/failed/items/properties/filename/type", "string");
+      if (typeof v7.error != "string") return wrongType("/failed/" + i6 + "/error", "#/properties/failed/items/properties/error/type", "string");
     }
   }
   return undefined;
@@ -1166,11 +1166,11 @@ function RuntimeEventRaw(d: unknown): SchemaError | undefined {
   if (d.rule !== undefined && typeof d.rule != "string") return wrongType("/rule", "#/properties/rule/type", "string");
   if (d.payloadRef !== undefined && (e = EventId(d.payloadRef))) return within(e, "/payloadRef");
   if (d.payloadShared !== undefined) {
-    const v3 = d.payloadShared;
-    if (!isObj(v3)) return wrongType("/payloadShared", "#/properties/payloadShared/type", "object");
-    for (const k1 in v3) {
-      const v2 = v3[k1];
-      if (typeof v2 != "string") return wrongType("/payloadShared/" + esc(k1), "#/properties/payloadShared/additionalProperties/type", "string");
+    const v1 = d.payloadShared;
+    if (!isObj(v1)) return wrongType("/payloadShared", "#/properties/payloadShared/type", "object");
+    for (const k2 in v1) {
+      const v3 = v1[k2];
+      if (typeof v3 != "string") return wrongType("/payloadShared/" + esc(k2), "#/properties/payloadShared/additionalProperties/type", "string");
     }
   }
   return undefined;
@@ -1307,11 +1307,11 @@ function Question(d: unknown): SchemaError | undefined {
   if (typeof d.prompt != "string") return wrongType("/prompt", "#/properties/prompt/type", "string");
   if (d.header !== undefined && typeof d.header != "string") return wrongType("/header", "#/properties/header/type", "string");
   if (d.options !== undefined) {
-    const v3 = d.options;
-    if (!isArr(v3)) return wrongType("/options", "#/properties/options/type", "array");
-    for (let i1 = 0; i1 < v3.length; i1++) {
-      const v2 = v3[i1];
-      if ((e = QuestionOption(v2))) return within(e, "/options/" + i1);
+    const v1 = d.options;
+    if (!isArr(v1)) return wrongType("/options", "#/properties/options/type", "array");
+    for (let i2 = 0; i2 < v1.length; i2++) {
+      const v3 = v1[i2];
+      if ((e = QuestionOption(v3))) return within(e, "/options/" + i2);
     }
   }
   if (d.multiSelect !== undefined && typeof d.multiSelect != "boolean") return wrongType("/multiSelect", "#/properties/multiSelect/type", "boolean");
@@ -1455,11 +1455,11 @@ function FileChangeItemPayload(d: unknown): SchemaError | undefined {
   if (d.detail !== undefined && typeof d.detail != "string") return wrongType("/detail", "#/properties/detail/type", "string");
   if (d.background !== undefined && typeof d.background != "boolean") return wrongType("/background", "#/properties/background/type", "boolean");
   if (d.files !== undefined) {
-    const v3 = d.files;
-    if (!isArr(v3)) return wrongType("/files", "#/properties/files/type", "array");
-    for (let i1 = 0; i1 < v3.length; i1++) {
-      const v2 = v3[i1];
-      if ((e = FileChange(v2))) return within(e, "/files/" + i1);
+    const v1 = d.files;
+    if (!isArr(v1)) return wrongType("/files", "#/properties/files/type", "array");
+    for (let i2 = 0; i2 < v1.length; i2++) {
+      const v3 = v1[i2];
+      if ((e = FileChange(v3))) return within(e, "/files/" + i2);
     }
   }
   if (d.toolName !== undefined && typeof d.toolName != "string") return wrongType("/toolName", "#/properties/toolName/type", "string");
