@@ -210,3 +210,19 @@ describeDev(`conformance: ${SURFACE} dev recordings`, present, DIR, () => {
     });
   }
 });
+
+describe("codex-app-server: a delta replaced by an error is not counted as delivered", () => {
+  it("the completed item's text then comes out whole, not from the rejected delta's end", () => {
+    const n = createNormalizer({ surface: SURFACE, ids: counterIds(), clock: steppingClock() });
+    const note = (method: string, params: object) => n.push({ method, params }, { direction: "in" });
+    note("thread/started", { thread: { id: "t1" } });
+    note("turn/started", { threadId: "t1", turn: { id: "u1", items: [], status: "inProgress" } });
+    note("item/started", { threadId: "t1", turnId: "u1", item: { type: "reasoning", id: "r1", summary: [], content: [] } });
+    // contentIndex as a string: not canonical, so this delta becomes a runtime.error
+    const bad = note("item/reasoning/textDelta", { threadId: "t1", turnId: "u1", itemId: "r1", delta: "Think", contentIndex: "0" });
+    expect(bad.map((e) => e.type)).toEqual(["runtime.error"]);
+    const done = note("item/completed", { threadId: "t1", turnId: "u1", item: { type: "reasoning", id: "r1", summary: [], content: ["Thinking done"] } });
+    const text = done.filter((e) => e.type === "content.delta" && P(e).streamKind === "reasoning_text").map((e) => P(e).delta).join("");
+    expect(text).toBe("Thinking done");
+  });
+});

@@ -30,6 +30,12 @@ export const IMPLIED_LATER = "agentnorm#implicit-start: the provider's own openi
 const MAX_DISPATCH_DEPTH = 64;
 const INDEX_FIELD: Record<string, "summaryIndex" | "contentIndex"> = { reasoning_summary_text: "summaryIndex", reasoning_text: "contentIndex" };
 
+/**
+ * Entity.delivered's key: the stream kind, with its index when it has one (no string is built for most deltas). The
+ * kind is a canonical one (only deltas that passed their payload check are recorded), so it holds no ":".
+ */
+const deltaKey = (stream: string, index: unknown): string => (index === undefined || index === null ? stream : `${stream}:${index}`);
+
 /** The message a row runs on, shared by every row tried for it. */
 export interface MessageAt {
   out: CanonicalEvent[];
@@ -249,14 +255,6 @@ export class Scope implements RowContext {
     // An answer belongs where its request was asked, whether or not the answering message says so.
     const answerOf = request?.openedIn && (type === "request.resolved" || type === "user-input.resolved") ? request.openedIn : undefined;
     const ev = this.rt.envelope.event(type, payload, at.ct.table.provider, at.source, at.method, at.raw, rule, this.ids, this.flags, answerOf);
-    const item = this.ids.item;
-    if (type === "content.delta" && item && typeof payload.delta === "string" && this.rt.recordDeltas) {
-      const k = `${payload.streamKind}:${payload.summaryIndex ?? payload.contentIndex ?? ""}`;
-      const d = (item.delivered ??= new Map());
-      const chunks = d.get(k);
-      if (chunks) chunks.push(payload.delta);
-      else d.set(k, [payload.delta]);
-    }
     if (rule !== RUNTIME_RULE) {
       // Provider data of the wrong shape reached a typed canonical field: the event is replaced by an error
       // carrying the message, so every event out of the runtime is canonical. What a row builds is the payload;
@@ -269,6 +267,16 @@ export class Scope implements RowContext {
         this.reject(type, errors.slice(0, 3).map((x) => `${x.instancePath || "/"} ${x.message}`).join("; "), errors.slice(0, 5));
         return;
       }
+    }
+    // Text delivered (a snapshot later sends only what is missing): only a delta that went out counts, not one
+    // replaced by an error.
+    const item = this.ids.item;
+    if (type === "content.delta" && item && typeof payload.delta === "string" && this.rt.recordDeltas) {
+      const k = deltaKey(payload.streamKind, payload.summaryIndex ?? payload.contentIndex);
+      const d = (item.delivered ??= new Map());
+      const chunks = d.get(k);
+      if (chunks) chunks.push(payload.delta);
+      else d.set(k, [payload.delta]);
     }
     const rules = this.rt.stats.rules;
     rules[rule] = (rules[rule] ?? 0) + 1;
@@ -332,7 +340,7 @@ export class Scope implements RowContext {
   snapshot(stream: string, text: unknown, index: number | undefined): void {
     const item = this.ids.item;
     if (typeof text !== "string" || text === "" || !item || (this.flags.item ?? 0) & STALE) return;
-    const key = `${stream}:${index ?? ""}`;
+    const key = deltaKey(stream, index);
     const chunks = item.delivered?.get(key);
     let rest = text;
     if (chunks) {
