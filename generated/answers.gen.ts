@@ -12,13 +12,13 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:297",
+    at: "mappings/claude-sdk.yaml:304",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "canUseTool",
-    at: "mappings/claude-sdk.yaml:300",
+    at: "mappings/claude-sdk.yaml:307",
   },
   {
     decisions: ["answered"],
@@ -35,7 +35,7 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
       })),
       decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_temporary" : undefined),
     }),
-    at: "mappings/claude-sdk.yaml:303",
+    at: "mappings/claude-sdk.yaml:310",
   },
   {
     decisions: ["cancelled"],
@@ -46,7 +46,7 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
       message: "The user dismissed the question.",
       decisionClassification: (typeOf(a.args?.requestId) === "string" ? "user_reject" : undefined),
     }),
-    at: "mappings/claude-sdk.yaml:324",
+    at: "mappings/claude-sdk.yaml:331",
   },
   {
     decisions: ["allow_once"],
@@ -57,7 +57,7 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
       updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}),
       decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_temporary") : undefined),
     }),
-    at: "mappings/claude-sdk.yaml:328",
+    at: "mappings/claude-sdk.yaml:335",
   },
   {
     decisions: ["allow_always"],
@@ -69,7 +69,7 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
       updatedPermissions: (typeOf(a.args?.suggestions) === "array" ? a.args?.suggestions : undefined),
       decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_permanent") : undefined),
     }),
-    at: "mappings/claude-sdk.yaml:332",
+    at: "mappings/claude-sdk.yaml:339",
   },
   {
     decisions: ["reject_once", "reject_always"],
@@ -80,7 +80,7 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
       message: (a.reply?.message ?? "The user declined this tool use."),
       decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined),
     }),
-    at: "mappings/claude-sdk.yaml:340",
+    at: "mappings/claude-sdk.yaml:347",
   },
   {
     decisions: ["cancelled"],
@@ -92,7 +92,7 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
       interrupt: true,
       decisionClassification: (typeOf(a.args?.requestId) === "string" ? ((a.reply?.decidedBy === "host" ? "config" : undefined) ?? "user_reject") : undefined),
     }),
-    at: "mappings/claude-sdk.yaml:344",
+    at: "mappings/claude-sdk.yaml:351",
   },
 ];
 
@@ -102,32 +102,32 @@ const SET_claude_sdk_elicitation: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:350",
+    at: "mappings/claude-sdk.yaml:357",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onElicitation",
-    at: "mappings/claude-sdk.yaml:353",
+    at: "mappings/claude-sdk.yaml:360",
   },
   {
     decisions: ["answered"],
     reply: { answers: "object" },
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:356",
+    at: "mappings/claude-sdk.yaml:363",
   },
   {
     decisions: ["reject_once", "reject_always"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "decline" }),
-    at: "mappings/claude-sdk.yaml:360",
+    at: "mappings/claude-sdk.yaml:367",
   },
   {
     decisions: ["cancelled"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "cancel" }),
-    at: "mappings/claude-sdk.yaml:363",
+    at: "mappings/claude-sdk.yaml:370",
   },
 ];
 
@@ -137,26 +137,26 @@ const SET_claude_sdk_dialog: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:368",
+    at: "mappings/claude-sdk.yaml:375",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onUserDialog",
-    at: "mappings/claude-sdk.yaml:371",
+    at: "mappings/claude-sdk.yaml:378",
   },
   {
     decisions: ["answered"],
     reply: { answers: "any" },
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "completed", result: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:374",
+    at: "mappings/claude-sdk.yaml:381",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "cancelled" }),
-    at: "mappings/claude-sdk.yaml:378",
+    at: "mappings/claude-sdk.yaml:385",
   },
 ];
 
@@ -210,7 +210,7 @@ export const ANSWERS: AnswerTables = {
         result: { kind: "jsonrpc" satisfies Kind, answer: (a) => compact({ message: compact({ jsonrpc: "2.0", id: numeric(a.requestId), result: a.body }) }) },
       },
     },
-    // mappings/claude-sdk.yaml:285
+    // mappings/claude-sdk.yaml:292
     "claude-sdk": {
       option: "claude",
       transports: ["sdk", "wire"],
@@ -351,58 +351,58 @@ export const ANSWERS: AnswerTables = {
       ],
       at: "mappings/acp.yaml:1815",
     },
-    // mappings/claude-sdk.yaml:656
+    // mappings/claude-sdk.yaml:663
     "claude-sdk#system-permission-denied": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.message",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       none: "a rule or the permission mode refused the tool use without asking: the request opens already answered",
       cases: [],
-      at: "mappings/claude-sdk.yaml:675",
+      at: "mappings/claude-sdk.yaml:682",
     },
-    // mappings/claude-sdk.yaml:2256
+    // mappings/claude-sdk.yaml:2263
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2292",
+      at: "mappings/claude-sdk.yaml:2299",
     },
-    // mappings/claude-sdk.yaml:2449
+    // mappings/claude-sdk.yaml:2461
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2468",
+      at: "mappings/claude-sdk.yaml:2480",
     },
-    // mappings/claude-sdk.yaml:2505
+    // mappings/claude-sdk.yaml:2517
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2523",
+      at: "mappings/claude-sdk.yaml:2535",
     },
-    // mappings/claude-sdk.yaml:2642
+    // mappings/claude-sdk.yaml:2654
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2676",
+      at: "mappings/claude-sdk.yaml:2688",
     },
-    // mappings/claude-sdk.yaml:2691
+    // mappings/claude-sdk.yaml:2703
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2712",
+      at: "mappings/claude-sdk.yaml:2724",
     },
-    // mappings/claude-sdk.yaml:2719
+    // mappings/claude-sdk.yaml:2731
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2740",
+      at: "mappings/claude-sdk.yaml:2752",
     },
     // mappings/codex-app-server.yaml:1043
     "codex-app-server#command-approval-request": {

@@ -13,7 +13,7 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 6dce4d2b1d7d90f7eb86a322ac47f2ad820119c1a7809a4e88b88a8c2088ff35
+// Mapping table mappings/claude-sdk.yaml: sha256 24abd34d0c5798fe2788ff3f9834cc977950e8b95ad6288c26334a9047dfcc46
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import { UNSET, add, arr, clip, concat, elements, entries, findLast, firstId, integerOf, joinKey, json, type JsonView, mapObjects, objectOf, objects, same, SKIP, split, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -34,7 +34,7 @@ export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ElicitationRequestMessage | ElicitationResultMessage | UserDialogRequestMessage | UserDialogResultMessage | AnsweredElsewhereMessage | ControlMessage | StepMessage | WireMessage;
 
-// map "decision" (mappings/claude-sdk.yaml:199)
+// map "decision" (mappings/claude-sdk.yaml:206)
 type V_decision = "allow_once" | "reject_once" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["allow", "allow_once"],
@@ -49,7 +49,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolName" (mappings/claude-sdk.yaml:206)
+// map "toolName" (mappings/claude-sdk.yaml:213)
 type V_toolName =
   | "shell"
   | "shell_output"
@@ -97,7 +97,7 @@ function map_toolName(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "blockItemType" (mappings/claude-sdk.yaml:230)
+// map "blockItemType" (mappings/claude-sdk.yaml:237)
 type V_blockItemType = "assistant_message" | "reasoning" | "context_compaction" | "image_view";
 const M_blockItemType: ReadonlyMap<string, V_blockItemType> = new Map([
   ["text", "assistant_message"],
@@ -113,7 +113,7 @@ function map_blockItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "elicitationDecision" (mappings/claude-sdk.yaml:239)
+// map "elicitationDecision" (mappings/claude-sdk.yaml:246)
 type V_elicitationDecision = "answered" | "reject_once" | "cancelled";
 const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
   ["accept", "answered"],
@@ -127,7 +127,7 @@ function map_elicitationDecision(v: unknown, d: unknown = "cancelled"): unknown 
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "dialogDecision" (mappings/claude-sdk.yaml:243)
+// map "dialogDecision" (mappings/claude-sdk.yaml:250)
 type V_dialogDecision = "answered" | "cancelled";
 const M_dialogDecision: ReadonlyMap<string, V_dialogDecision> = new Map([
   ["completed", "answered"],
@@ -140,7 +140,7 @@ function map_dialogDecision(v: unknown, d: unknown = "cancelled"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_dialogDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "statusState" (mappings/claude-sdk.yaml:247)
+// map "statusState" (mappings/claude-sdk.yaml:254)
 type V_statusState = "running";
 const M_statusState: ReadonlyMap<string, V_statusState> = new Map([
   ["compacting", "running"],
@@ -153,7 +153,7 @@ function map_statusState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-// map "sessionState" (mappings/claude-sdk.yaml:253)
+// map "sessionState" (mappings/claude-sdk.yaml:260)
 type V_sessionState = "ready" | "running" | "waiting";
 const M_sessionState: ReadonlyMap<string, V_sessionState> = new Map([
   ["idle", "ready"],
@@ -167,7 +167,7 @@ function map_sessionState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_sessionState.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeBackgroundLaunch" (mappings/claude-sdk.yaml:258)
+// map "claudeBackgroundLaunch" (mappings/claude-sdk.yaml:265)
 type V_claudeBackgroundLaunch = "background";
 const M_claudeBackgroundLaunch: ReadonlyMap<string, V_claudeBackgroundLaunch> = new Map([
   ["async_launched", "background"],
@@ -179,7 +179,7 @@ function map_claudeBackgroundLaunch(v: unknown, d: unknown = undefined): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBackgroundLaunch.get(String(v)) : undefined) ?? d;
 }
 
-// map "taskItemStatus" (mappings/claude-sdk.yaml:261)
+// map "taskItemStatus" (mappings/claude-sdk.yaml:268)
 type V_taskItemStatus = "completed" | "failed";
 const M_taskItemStatus: ReadonlyMap<string, V_taskItemStatus> = new Map([
   ["completed", "completed"],
@@ -194,7 +194,7 @@ function map_taskItemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_taskItemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeBlockToolType" (mappings/claude-sdk.yaml:265)
+// map "claudeBlockToolType" (mappings/claude-sdk.yaml:272)
 type V_claudeBlockToolType = "mcp_tool_call";
 const M_claudeBlockToolType: ReadonlyMap<string, V_claudeBlockToolType> = new Map([
   ["mcp_tool_use", "mcp_tool_call"],
@@ -206,7 +206,7 @@ function map_claudeBlockToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBlockToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeServerToolType" (mappings/claude-sdk.yaml:268)
+// map "claudeServerToolType" (mappings/claude-sdk.yaml:275)
 type V_claudeServerToolType = "web_search" | "command_execution";
 const M_claudeServerToolType: ReadonlyMap<string, V_claudeServerToolType> = new Map([
   ["server_tool_use:web_search", "web_search"],
@@ -221,7 +221,7 @@ function map_claudeServerToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeServerToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeToolItemType" (mappings/claude-sdk.yaml:271)
+// map "claudeToolItemType" (mappings/claude-sdk.yaml:278)
 type V_claudeToolItemType =
   | "command_execution"
   | "file_change"
@@ -256,7 +256,7 @@ function map_claudeToolItemType(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "claudeToolRequestType" (mappings/claude-sdk.yaml:275)
+// map "claudeToolRequestType" (mappings/claude-sdk.yaml:282)
 type V_claudeToolRequestType = "command_execution_approval" | "file_change_approval" | "tool_user_input" | "unknown";
 const M_claudeToolRequestType: ReadonlyMap<string, V_claudeToolRequestType> = new Map([
   ["Bash", "command_execution_approval"],
@@ -316,7 +316,7 @@ const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server
 const ID_item_use_6: IdRef = { role: "item", op: "use", field: "response.response.toolUseID" };
 const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "request_id", required: true };
 
-/** mappings/claude-sdk.yaml:384 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:391 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -346,7 +346,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:431 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:438 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
   cx.ref(ID_thread_current);
@@ -355,7 +355,7 @@ function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:448 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:455 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -365,7 +365,7 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:463 — message system → hook.started */
+/** mappings/claude-sdk.yaml:470 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref(ID_thread_current);
@@ -374,7 +374,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:474 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:481 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref(ID_thread_current);
@@ -383,7 +383,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:485 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:492 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref(ID_thread_current);
@@ -399,7 +399,7 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:503 — message system → task.started */
+/** mappings/claude-sdk.yaml:510 — message system → task.started */
 function r_system_task_started_unflagged(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -416,7 +416,7 @@ function r_system_task_started_unflagged(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:524 — message system → task.started */
+/** mappings/claude-sdk.yaml:531 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -433,7 +433,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:543 — message system → task.progress */
+/** mappings/claude-sdk.yaml:550 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -449,7 +449,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:561 — message system → task.started, task.completed */
+/** mappings/claude-sdk.yaml:568 — message system → task.started, task.completed */
 function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification" && m.reason === "unfinished_at_resume")) return false;
   cx.ref(ID_thread_current);
@@ -472,7 +472,7 @@ function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "t
   return true;
 }
 
-/** mappings/claude-sdk.yaml:583 — message system → task.completed */
+/** mappings/claude-sdk.yaml:590 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -491,7 +491,7 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:606 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:613 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -503,7 +503,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:621 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:628 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -522,7 +522,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:637 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:644 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -531,7 +531,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:656 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:663 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -556,7 +556,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:683 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:690 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -578,7 +578,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:705 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:712 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -590,7 +590,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:720 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:727 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -602,7 +602,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:734 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:741 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -614,7 +614,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:748 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:755 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -623,7 +623,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:760 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:767 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -636,7 +636,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:775 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:782 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -645,7 +645,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:790 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:797 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -654,7 +654,7 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:808 — message system → task.progress */
+/** mappings/claude-sdk.yaml:815 — message system → task.progress */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
@@ -665,7 +665,7 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:826 — message system → task.progress */
+/** mappings/claude-sdk.yaml:833 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.subtype === "task_updated")) return false;
@@ -682,7 +682,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:845 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:852 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -690,7 +690,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:860 — message system → session.configured */
+/** mappings/claude-sdk.yaml:867 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -698,7 +698,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:875 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:882 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -712,7 +712,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:900 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:907 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -721,7 +721,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:914 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:921 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -739,7 +739,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:929 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:936 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -747,7 +747,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:946 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:953 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -755,21 +755,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:967 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:974 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:982 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:989 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:997 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:1004 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -796,7 +796,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1042 — message result → turn.completed, runtime.warning */
+/** mappings/claude-sdk.yaml:1049 — message result → turn.completed, runtime.warning */
 function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === true && objects(m.permission_denials).filter((s_d) => s_d?.auto_mode_unchecked != null).map((s_d) => (s_d?.tool_use_id))?.[0] != null)) return false;
   cx.ref(ID_thread_current);
@@ -829,7 +829,7 @@ function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "re
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1090 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1097 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -862,7 +862,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1131 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:1138 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -889,7 +889,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1164 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1171 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -922,7 +922,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1217 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1224 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -954,7 +954,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1266 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1273 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -977,7 +977,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1290 — message user */
+/** mappings/claude-sdk.yaml:1297 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -986,7 +986,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1311 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1318 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
@@ -1005,7 +1005,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1344 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1351 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -1046,7 +1046,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1436 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1443 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.vars.compactSummaryNext != null)) return false;
   cx.ref(ID_thread_current);
@@ -1056,7 +1056,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1458 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1465 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.vars.lastResult ?? "start")));
@@ -1078,7 +1078,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1494 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1501 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.vars.openBlock.get((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))))) != null && cx.vars.lastBlock.get(m.message?.id) == null)) return false;
@@ -1107,7 +1107,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1557 — message assistant */
+/** mappings/claude-sdk.yaml:1564 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1116,7 +1116,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1589 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1596 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -1147,7 +1147,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1656 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1663 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1174,7 +1174,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1713 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1720 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1236,7 +1236,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1783 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1790 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1262,7 +1262,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1805 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1812 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1287,7 +1287,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1841 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1848 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1312,7 +1312,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1875 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1882 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1336,7 +1336,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1913 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1920 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1355,7 +1355,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1942 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1949 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1372,7 +1372,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1960 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1967 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1397,7 +1397,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1991 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1998 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1416,7 +1416,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2009 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:2016 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1435,7 +1435,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2032 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:2039 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1446,7 +1446,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2049 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:2056 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1457,14 +1457,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2069 — message stream_event */
+/** mappings/claude-sdk.yaml:2076 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarIn(cx.vars.json, cx.vars.item.get(`${cx.vars.message.get(m.parent_tool_use_id)}:${m.event?.index}`), "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2079 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:2086 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1484,7 +1484,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2113 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:2120 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1499,7 +1499,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2144 — message stream_event */
+/** mappings/claude-sdk.yaml:2151 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1514,7 +1514,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2164 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:2171 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1532,7 +1532,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2195 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:2202 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1542,7 +1542,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2208 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2215 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1550,28 +1550,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2218 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2225 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2230 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2237 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2243 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2250 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2256 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2263 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1632,7 +1632,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2331 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2338 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1663,7 +1663,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2398 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2405 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1681,7 +1681,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2425 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2432 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1697,7 +1697,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2449 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2461 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1721,7 +1721,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2480 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2492 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.elicitation);
@@ -1735,7 +1735,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2505 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2517 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1749,7 +1749,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2530 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2542 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.userDialog);
@@ -1763,7 +1763,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2555 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2567 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (
@@ -1784,7 +1784,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2586 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2598 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1801,13 +1801,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2631 — control interrupt */
+/** mappings/claude-sdk.yaml:2643 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2642 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2654 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1868,7 +1868,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2691 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2703 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1901,7 +1901,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2719 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2731 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1916,21 +1916,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2747 — wire control_request */
+/** mappings/claude-sdk.yaml:2759 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2760 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2772 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2775 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2787 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1944,7 +1944,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2800 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2812 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1958,7 +1958,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2825 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2837 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1988,7 +1988,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2887 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2899 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -2002,14 +2002,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2911 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2923 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2925 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2937 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -2021,100 +2021,100 @@ function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_reque
 }
 
 // the rows, each once (a row of several methods is in each method's list)
-const ROW_system_init: Row = { rule: "claude-sdk#system-init", line: 384, run: r_system_init };
-const ROW_system_status: Row = { rule: "claude-sdk#system-status", line: 431, run: r_system_status };
-const ROW_system_compact_boundary: Row = { rule: "claude-sdk#system-compact-boundary", line: 448, run: r_system_compact_boundary };
-const ROW_system_hook_started: Row = { rule: "claude-sdk#system-hook-started", line: 463, run: r_system_hook_started };
-const ROW_system_hook_progress: Row = { rule: "claude-sdk#system-hook-progress", line: 474, run: r_system_hook_progress };
-const ROW_system_hook_response: Row = { rule: "claude-sdk#system-hook-response", line: 485, run: r_system_hook_response };
-const ROW_system_task_started_unflagged: Row = { rule: "claude-sdk#system-task-started-unflagged", line: 503, versions: ["0.2.141"], run: r_system_task_started_unflagged };
-const ROW_system_task_started: Row = { rule: "claude-sdk#system-task-started", line: 524, run: r_system_task_started };
-const ROW_system_task_progress: Row = { rule: "claude-sdk#system-task-progress", line: 543, run: r_system_task_progress };
-const ROW_system_task_notification_unfinished: Row = { rule: "claude-sdk#system-task-notification-unfinished", line: 561, versions: ["0.3.337"], run: r_system_task_notification_unfinished };
-const ROW_system_task_notification: Row = { rule: "claude-sdk#system-task-notification", line: 583, run: r_system_task_notification };
-const ROW_system_files_persisted: Row = { rule: "claude-sdk#system-files-persisted", line: 606, run: r_system_files_persisted };
-const ROW_system_api_retry: Row = { rule: "claude-sdk#system-api-retry", line: 621, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_api_retry };
-const ROW_system_session_state_changed: Row = { rule: "claude-sdk#system-session-state-changed", line: 637, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_session_state_changed };
-const ROW_system_permission_denied: Row = { rule: "claude-sdk#system-permission-denied", line: 656, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_permission_denied };
-const ROW_system_model_refusal_fallback: Row = { rule: "claude-sdk#system-model-refusal-fallback", line: 683, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback };
-const ROW_system_model_refusal_no_fallback: Row = { rule: "claude-sdk#system-model-refusal-no-fallback", line: 705, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback };
-const ROW_system_informational: Row = { rule: "claude-sdk#system-informational", line: 720, versions: ["0.3.337","0.3.333"], run: r_system_informational };
-const ROW_system_notification: Row = { rule: "claude-sdk#system-notification", line: 734, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_notification };
-const ROW_system_worker_shutting_down: Row = { rule: "claude-sdk#system-worker-shutting-down", line: 748, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down };
-const ROW_system_session_writes_lost: Row = { rule: "claude-sdk#system-session-writes-lost", line: 760, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost };
-const ROW_system_mirror_error: Row = { rule: "claude-sdk#system-mirror-error", line: 775, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_mirror_error };
-const ROW_system_local_command_output: Row = { rule: "claude-sdk#system-local-command-output", line: 790, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command_output };
-const ROW_system_task_updated_end: Row = { rule: "claude-sdk#system-task-updated-end", line: 808, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated_end };
-const ROW_system_task_updated: Row = { rule: "claude-sdk#system-task-updated", line: 826, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated };
-const ROW_system_background_tasks_changed: Row = { rule: "claude-sdk#system-background-tasks-changed", line: 845, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed };
-const ROW_system_commands_changed: Row = { rule: "claude-sdk#system-commands-changed", line: 860, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed };
-const ROW_system_plugin_install: Row = { rule: "claude-sdk#system-plugin-install", line: 875, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_plugin_install };
-const ROW_system_memory_recall: Row = { rule: "claude-sdk#system-memory-recall", line: 900, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_memory_recall };
-const ROW_system_control_request_progress: Row = { rule: "claude-sdk#system-control-request-progress", line: 914, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress };
-const ROW_system_summary: Row = { rule: "claude-sdk#system-summary", line: 929, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_summary };
-const ROW_conversation_reset: Row = { rule: "claude-sdk#conversation-reset", line: 946, versions: ["0.3.337","0.3.333"], run: r_conversation_reset };
-const ROW_active_goal: Row = { rule: "claude-sdk#active-goal", line: 967, versions: ["0.3.337","0.3.333"], run: r_active_goal };
-const ROW_autocompact_state: Row = { rule: "claude-sdk#autocompact-state", line: 982, versions: ["0.3.337","0.3.333"], run: r_autocompact_state };
-const ROW_result_success: Row = { rule: "claude-sdk#result-success", line: 997, run: r_result_success };
-const ROW_result_auto_mode_unchecked: Row = { rule: "claude-sdk#result-auto-mode-unchecked", line: 1042, versions: ["0.3.337"], run: r_result_auto_mode_unchecked };
-const ROW_result_success_error: Row = { rule: "claude-sdk#result-success-error", line: 1090, run: r_result_success_error };
-const ROW_result_aborted: Row = { rule: "claude-sdk#result-aborted", line: 1131, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted };
-const ROW_result_error_during_execution: Row = { rule: "claude-sdk#result-error-during-execution", line: 1164, run: r_result_error_during_execution };
-const ROW_result_error: Row = { rule: "claude-sdk#result-error", line: 1217, run: r_result_error };
-const ROW_user_replay: Row = { rule: "claude-sdk#user-replay", line: 1266, run: r_user_replay };
-const ROW_user_tool_results: Row = { rule: "claude-sdk#user-tool-results", line: 1290, run: r_user_tool_results };
-const ROW_user_tool_result_background: Row = { rule: "claude-sdk#user-tool-result-background", line: 1311, run: r_user_tool_result_background };
-const ROW_user_tool_result: Row = { rule: "claude-sdk#user-tool-result", line: 1344, run: r_user_tool_result };
-const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1436, run: r_user_compact_summary };
-const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1458, run: r_user_message };
-const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1494, run: r_assistant_after_abandoned_stream };
-const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1557, run: r_assistant_blocks };
-const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1589, run: r_assistant_text };
-const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1656, run: r_assistant_thinking };
-const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1713, run: r_assistant_tool_use };
-const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1783, run: r_assistant_server_tool_result };
-const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1805, run: r_assistant_other };
-const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1841, run: r_stream_message_start };
-const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1875, run: r_stream_message_delta };
-const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1913, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
-const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1942, run: r_stream_message_stop };
-const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1960, run: r_stream_block_start_tool };
-const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1991, run: r_stream_block_start_tool_result };
-const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 2009, run: r_stream_block_start };
-const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 2032, run: r_stream_text_delta };
-const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 2049, run: r_stream_thinking_delta };
-const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 2069, run: r_stream_input_json_delta_empty };
-const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 2079, run: r_stream_input_json_delta };
-const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 2113, run: r_stream_other_delta };
-const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 2144, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
-const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2164, run: r_stream_block_stop };
-const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2195, run: r_tool_progress };
-const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2208, run: r_tool_use_summary };
-const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2218, run: r_auth_status };
-const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2230, run: r_rate_limit_event };
-const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2243, run: r_prompt_suggestion };
-const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2256, run: r_permission_request };
-const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2331, run: r_permission_allow };
-const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2398, run: r_permission_deny_interrupt };
-const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2425, run: r_permission_deny };
-const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2449, run: r_elicitation_request };
-const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2480, run: r_elicitation_result };
-const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2505, run: r_user_dialog_request };
-const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2530, run: r_user_dialog_result };
-const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2555, run: r_answered_elsewhere };
-const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2586, run: r_step_background_completed };
-const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2631, run: r_control_interrupt };
-const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2642, run: r_wire_can_use_tool };
-const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2691, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
-const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2719, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
-const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2747, run: r_wire_interrupt };
-const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2760, run: r_wire_control_command };
-const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2775, run: r_wire_elicitation_answer };
-const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2800, run: r_wire_dialog_answer };
-const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2825, run: r_wire_permission_answer };
-const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2887, run: r_wire_control_error };
-const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2911, run: r_wire_control_result };
-const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2925, run: r_wire_cancel };
+const ROW_system_init: Row = { rule: "claude-sdk#system-init", line: 391, run: r_system_init };
+const ROW_system_status: Row = { rule: "claude-sdk#system-status", line: 438, run: r_system_status };
+const ROW_system_compact_boundary: Row = { rule: "claude-sdk#system-compact-boundary", line: 455, run: r_system_compact_boundary };
+const ROW_system_hook_started: Row = { rule: "claude-sdk#system-hook-started", line: 470, run: r_system_hook_started };
+const ROW_system_hook_progress: Row = { rule: "claude-sdk#system-hook-progress", line: 481, run: r_system_hook_progress };
+const ROW_system_hook_response: Row = { rule: "claude-sdk#system-hook-response", line: 492, run: r_system_hook_response };
+const ROW_system_task_started_unflagged: Row = { rule: "claude-sdk#system-task-started-unflagged", line: 510, versions: ["0.2.141"], run: r_system_task_started_unflagged };
+const ROW_system_task_started: Row = { rule: "claude-sdk#system-task-started", line: 531, run: r_system_task_started };
+const ROW_system_task_progress: Row = { rule: "claude-sdk#system-task-progress", line: 550, run: r_system_task_progress };
+const ROW_system_task_notification_unfinished: Row = { rule: "claude-sdk#system-task-notification-unfinished", line: 568, versions: ["0.3.337"], run: r_system_task_notification_unfinished };
+const ROW_system_task_notification: Row = { rule: "claude-sdk#system-task-notification", line: 590, run: r_system_task_notification };
+const ROW_system_files_persisted: Row = { rule: "claude-sdk#system-files-persisted", line: 613, run: r_system_files_persisted };
+const ROW_system_api_retry: Row = { rule: "claude-sdk#system-api-retry", line: 628, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_api_retry };
+const ROW_system_session_state_changed: Row = { rule: "claude-sdk#system-session-state-changed", line: 644, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_session_state_changed };
+const ROW_system_permission_denied: Row = { rule: "claude-sdk#system-permission-denied", line: 663, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_permission_denied };
+const ROW_system_model_refusal_fallback: Row = { rule: "claude-sdk#system-model-refusal-fallback", line: 690, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback };
+const ROW_system_model_refusal_no_fallback: Row = { rule: "claude-sdk#system-model-refusal-no-fallback", line: 712, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback };
+const ROW_system_informational: Row = { rule: "claude-sdk#system-informational", line: 727, versions: ["0.3.337","0.3.333"], run: r_system_informational };
+const ROW_system_notification: Row = { rule: "claude-sdk#system-notification", line: 741, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_notification };
+const ROW_system_worker_shutting_down: Row = { rule: "claude-sdk#system-worker-shutting-down", line: 755, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down };
+const ROW_system_session_writes_lost: Row = { rule: "claude-sdk#system-session-writes-lost", line: 767, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost };
+const ROW_system_mirror_error: Row = { rule: "claude-sdk#system-mirror-error", line: 782, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_mirror_error };
+const ROW_system_local_command_output: Row = { rule: "claude-sdk#system-local-command-output", line: 797, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command_output };
+const ROW_system_task_updated_end: Row = { rule: "claude-sdk#system-task-updated-end", line: 815, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated_end };
+const ROW_system_task_updated: Row = { rule: "claude-sdk#system-task-updated", line: 833, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated };
+const ROW_system_background_tasks_changed: Row = { rule: "claude-sdk#system-background-tasks-changed", line: 852, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed };
+const ROW_system_commands_changed: Row = { rule: "claude-sdk#system-commands-changed", line: 867, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed };
+const ROW_system_plugin_install: Row = { rule: "claude-sdk#system-plugin-install", line: 882, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_plugin_install };
+const ROW_system_memory_recall: Row = { rule: "claude-sdk#system-memory-recall", line: 907, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_memory_recall };
+const ROW_system_control_request_progress: Row = { rule: "claude-sdk#system-control-request-progress", line: 921, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress };
+const ROW_system_summary: Row = { rule: "claude-sdk#system-summary", line: 936, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_summary };
+const ROW_conversation_reset: Row = { rule: "claude-sdk#conversation-reset", line: 953, versions: ["0.3.337","0.3.333"], run: r_conversation_reset };
+const ROW_active_goal: Row = { rule: "claude-sdk#active-goal", line: 974, versions: ["0.3.337","0.3.333"], run: r_active_goal };
+const ROW_autocompact_state: Row = { rule: "claude-sdk#autocompact-state", line: 989, versions: ["0.3.337","0.3.333"], run: r_autocompact_state };
+const ROW_result_success: Row = { rule: "claude-sdk#result-success", line: 1004, run: r_result_success };
+const ROW_result_auto_mode_unchecked: Row = { rule: "claude-sdk#result-auto-mode-unchecked", line: 1049, versions: ["0.3.337"], run: r_result_auto_mode_unchecked };
+const ROW_result_success_error: Row = { rule: "claude-sdk#result-success-error", line: 1097, run: r_result_success_error };
+const ROW_result_aborted: Row = { rule: "claude-sdk#result-aborted", line: 1138, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted };
+const ROW_result_error_during_execution: Row = { rule: "claude-sdk#result-error-during-execution", line: 1171, run: r_result_error_during_execution };
+const ROW_result_error: Row = { rule: "claude-sdk#result-error", line: 1224, run: r_result_error };
+const ROW_user_replay: Row = { rule: "claude-sdk#user-replay", line: 1273, run: r_user_replay };
+const ROW_user_tool_results: Row = { rule: "claude-sdk#user-tool-results", line: 1297, run: r_user_tool_results };
+const ROW_user_tool_result_background: Row = { rule: "claude-sdk#user-tool-result-background", line: 1318, run: r_user_tool_result_background };
+const ROW_user_tool_result: Row = { rule: "claude-sdk#user-tool-result", line: 1351, run: r_user_tool_result };
+const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1443, run: r_user_compact_summary };
+const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1465, run: r_user_message };
+const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1501, run: r_assistant_after_abandoned_stream };
+const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1564, run: r_assistant_blocks };
+const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1596, run: r_assistant_text };
+const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1663, run: r_assistant_thinking };
+const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1720, run: r_assistant_tool_use };
+const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1790, run: r_assistant_server_tool_result };
+const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1812, run: r_assistant_other };
+const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1848, run: r_stream_message_start };
+const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1882, run: r_stream_message_delta };
+const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1920, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
+const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1949, run: r_stream_message_stop };
+const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1967, run: r_stream_block_start_tool };
+const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1998, run: r_stream_block_start_tool_result };
+const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 2016, run: r_stream_block_start };
+const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 2039, run: r_stream_text_delta };
+const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 2056, run: r_stream_thinking_delta };
+const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 2076, run: r_stream_input_json_delta_empty };
+const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 2086, run: r_stream_input_json_delta };
+const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 2120, run: r_stream_other_delta };
+const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 2151, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
+const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2171, run: r_stream_block_stop };
+const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2202, run: r_tool_progress };
+const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2215, run: r_tool_use_summary };
+const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2225, run: r_auth_status };
+const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2237, run: r_rate_limit_event };
+const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2250, run: r_prompt_suggestion };
+const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2263, run: r_permission_request };
+const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2338, run: r_permission_allow };
+const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2405, run: r_permission_deny_interrupt };
+const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2432, run: r_permission_deny };
+const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2461, run: r_elicitation_request };
+const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2492, run: r_elicitation_result };
+const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2517, run: r_user_dialog_request };
+const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2542, run: r_user_dialog_result };
+const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2567, run: r_answered_elsewhere };
+const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2598, run: r_step_background_completed };
+const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2643, run: r_control_interrupt };
+const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2654, run: r_wire_can_use_tool };
+const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2703, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
+const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2731, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
+const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2759, run: r_wire_interrupt };
+const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2772, run: r_wire_control_command };
+const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2787, run: r_wire_elicitation_answer };
+const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2812, run: r_wire_dialog_answer };
+const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2837, run: r_wire_permission_answer };
+const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2899, run: r_wire_control_error };
+const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2923, run: r_wire_control_result };
+const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2937, run: r_wire_cancel };
 const PICK_MESSAGE_SYSTEM_1: readonly Row[] = [ROW_system_init];
 const PICK_MESSAGE_SYSTEM_2: readonly Row[] = [ROW_system_status];
 const PICK_MESSAGE_SYSTEM_3: readonly Row[] = [ROW_system_compact_boundary];
@@ -2301,39 +2301,41 @@ function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   if (line?.seq != null && line?.channel === "permission" && line?.dir === "in") return { wrapper: "permission-request-capture-line", message: line?.message, meta: { dir: line?.dir, channel: line?.channel }, kind: "permissionRequest", type: "request" };
   // mappings/claude-sdk.yaml:106 — input wrapper "permission-request-bare"
   if (line?.toolName != null && line?.input != null && line?.options != null) return { wrapper: "permission-request-bare", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:112 — input wrapper "answered-elsewhere"
+  // mappings/claude-sdk.yaml:114 — input wrapper "recorder-permission-result"
+  if (line?.type === "can_use_tool_result" && line?.recorder === true && line?.result?.behavior != null) return { wrapper: "recorder-permission-result", message: line?.result, kind: "permissionResult" };
+  // mappings/claude-sdk.yaml:119 — input wrapper "answered-elsewhere"
   if (line?.seq != null && line?.dir === "out" && (line?.channel === "permission" || line?.channel === "elicitation" || line?.channel === "userDialog") && line?.message == null) return { wrapper: "answered-elsewhere", message: line, kind: "answeredElsewhere", type: "answer" };
-  // mappings/claude-sdk.yaml:119 — input wrapper "elicitation-request-captured"
+  // mappings/claude-sdk.yaml:126 — input wrapper "elicitation-request-captured"
   if ((capture as JsonView)?.channel === "elicitation" && (capture as JsonView)?.dir === "in") return { wrapper: "elicitation-request-captured", message: line, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:124 — input wrapper "elicitation-result-captured"
+  // mappings/claude-sdk.yaml:131 — input wrapper "elicitation-result-captured"
   if ((capture as JsonView)?.channel === "elicitation" && (capture as JsonView)?.dir === "out") return { wrapper: "elicitation-result-captured", message: line, kind: "elicitationResult" };
-  // mappings/claude-sdk.yaml:128 — input wrapper "elicitation-request-capture-line"
+  // mappings/claude-sdk.yaml:135 — input wrapper "elicitation-request-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "in") return { wrapper: "elicitation-request-capture-line", message: line?.message, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:133 — input wrapper "elicitation-result-capture-line"
+  // mappings/claude-sdk.yaml:140 — input wrapper "elicitation-result-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "out") return { wrapper: "elicitation-result-capture-line", message: line?.message, kind: "elicitationResult" };
-  // mappings/claude-sdk.yaml:137 — input wrapper "elicitation-request-bare"
+  // mappings/claude-sdk.yaml:144 — input wrapper "elicitation-request-bare"
   if (line?.request?.serverName != null && line?.request?.message != null && line?.options != null) return { wrapper: "elicitation-request-bare", message: line, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:142 — input wrapper "user-dialog-request-bare"
+  // mappings/claude-sdk.yaml:149 — input wrapper "user-dialog-request-bare"
   if (line?.request?.dialogKind != null && line?.options?.requestId != null) return { wrapper: "user-dialog-request-bare", message: line, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:147 — input wrapper "user-dialog-request-captured"
+  // mappings/claude-sdk.yaml:154 — input wrapper "user-dialog-request-captured"
   if ((capture as JsonView)?.channel === "userDialog" && (capture as JsonView)?.dir === "in") return { wrapper: "user-dialog-request-captured", message: line, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:152 — input wrapper "user-dialog-result-captured"
+  // mappings/claude-sdk.yaml:159 — input wrapper "user-dialog-result-captured"
   if ((capture as JsonView)?.channel === "userDialog" && (capture as JsonView)?.dir === "out") return { wrapper: "user-dialog-result-captured", message: line, kind: "userDialogResult" };
-  // mappings/claude-sdk.yaml:156 — input wrapper "user-dialog-request-capture-line"
+  // mappings/claude-sdk.yaml:163 — input wrapper "user-dialog-request-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "in") return { wrapper: "user-dialog-request-capture-line", message: line?.message, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:161 — input wrapper "user-dialog-result-capture-line"
+  // mappings/claude-sdk.yaml:168 — input wrapper "user-dialog-result-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "out") return { wrapper: "user-dialog-result-capture-line", message: line?.message, kind: "userDialogResult" };
-  // mappings/claude-sdk.yaml:166 — input wrapper "wire-capture"
+  // mappings/claude-sdk.yaml:173 — input wrapper "wire-capture"
   if (line?.line?.type != null && line?.dir != null) return { wrapper: "wire-capture", message: line?.line, meta: { dir: line?.dir } };
-  // mappings/claude-sdk.yaml:170 — input wrapper "capture"
+  // mappings/claude-sdk.yaml:177 — input wrapper "capture"
   if (line?.seq != null && line?.message != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir, channel: line?.channel } };
-  // mappings/claude-sdk.yaml:175 — input wrapper "timed-entry"
+  // mappings/claude-sdk.yaml:182 — input wrapper "timed-entry"
   if (line?.relativeTimestamp != null && line?.message?.type != null) return { wrapper: "timed-entry", message: line?.message };
-  // mappings/claude-sdk.yaml:178 — input wrapper "bare"
+  // mappings/claude-sdk.yaml:185 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
-/** The provider session a message belongs to (mappings/claude-sdk.yaml:187). */
+/** The provider session a message belongs to (mappings/claude-sdk.yaml:194). */
 function session(m: View<Message>, cx: { readonly meta: JsonView; readonly method: string }): SessionRoute {
   return { key: m?.session_id, next: cx.method === "conversation_reset" };
 }
@@ -2418,9 +2420,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2946)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2951)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2955)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2958)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2963)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2967)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],
