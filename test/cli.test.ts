@@ -97,6 +97,34 @@ describe("agentnorm normalize", () => {
     expect(summary(r.stderr)?.messages).toBe(arr.length);
   });
 
+  it("accepts a JSON document holding the stream in a messages (or events) array, pretty-printed or on one line", () => {
+    const messages = FIXTURE_LINES.map((l) => JSON.parse(l));
+    const ref = ndjson(cli(["normalize", "--from", "codex-app-server", "--deterministic", FIXTURE]).stdout);
+    const pretty = tmpFile("doc.json", JSON.stringify({ scenario: "approval", recordedAt: "2026-01-01", messages, result: { ok: true } }, null, 2) + "\n");
+    const oneLine = tmpFile("doc-line.json", JSON.stringify({ events: messages, metadata: { n: messages.length } }) + "\n");
+    for (const file of [pretty, oneLine]) {
+      // detected, not told
+      const r = cli(["normalize", "--deterministic", file]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toContain("detected codex-app-server");
+      const events = ndjson(r.stdout);
+      expect(events.map((e) => e.type)).toEqual(ref.map((e) => e.type));
+      expect(summary(r.stderr)?.messages).toBe(messages.length);
+    }
+    // every command reading a stream reads it so (render and project through the same input, view its own reader)
+    const view = cli(["view", pretty, "-o", join(TMP, "doc.html")]);
+    expect(view.status, view.stderr).toBe(0);
+    expect(view.stderr).toContain(`${messages.length} native message(s)`);
+    const render = cli(["render", pretty]);
+    expect(render.status, render.stderr).toBe(0);
+    expect(render.stdout).toContain("── turn 1");
+    // a document holding no such list is not a stream: said, as before
+    const other = tmpFile("other.json", JSON.stringify({ messages: ["a", "b"], note: "x" }, null, 2) + "\n");
+    const r = cli(["normalize", other]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("no known surface");
+  });
+
   it("an unknown flag → exit 2, the flag named on stderr, nothing on stdout", () => {
     const r = cli(["normalize", "--from", "codex-app-server", "--frobnicate", FIXTURE]);
     expect(r.status).toBe(2);

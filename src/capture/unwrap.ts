@@ -42,3 +42,35 @@ export function unwrapCaptureLine(parsed: unknown): { message: unknown; meta: Na
   const channel = (parsed as Record<string, unknown>).channel;
   return { message: w.message, meta: { direction: w.direction, channel: typeof channel === "string" ? channel : undefined, capture: parsed } };
 }
+
+/** The fields a JSON document holding a stream keeps it in (the first that holds a non-empty list of objects). */
+const STREAM_FIELDS = ["messages", "events"] as const;
+
+/**
+ * The stream one JSON document holds (a test harness's recording: `{…, "messages": [ … ]}`): its top-level `messages`
+ * (or `events`) array when that is a non-empty list of objects; undefined for anything else. Readers look for it only
+ * when no surface recognises the input's lines.
+ */
+export function streamIn(doc: unknown): unknown[] | undefined {
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) return undefined;
+  for (const f of STREAM_FIELDS) {
+    const v = (doc as Record<string, unknown>)[f];
+    if (Array.isArray(v) && v.length > 0 && v.every((x) => x !== null && typeof x === "object" && !Array.isArray(x))) return v;
+  }
+  return undefined;
+}
+
+/**
+ * Could an input whose first non-blank line is `first` be one JSON document (so a reader may read it whole)? It starts
+ * with "{" and is pretty-printed (the line is no JSON value of its own), or that line is all there is.
+ */
+export function mayBeDocument(first: string, onlyLine: boolean): boolean {
+  if (!first.trimStart().replace(/^\uFEFF/, "").startsWith("{")) return false;
+  if (onlyLine) return true;
+  try {
+    JSON.parse(first);
+    return false;
+  } catch {
+    return true;
+  }
+}

@@ -5,6 +5,8 @@ import { arrayLines, createViewStream, viewerData, ViewerInputError } from "../.
 import { cutNotice, sizeText } from "../../view/labels.js";
 import { viewerHtmlChunks } from "../../view/html.js";
 import { detectInput, DETECT_LINES } from "../detect.js";
+import { mayBeDocument, streamIn } from "../../capture/unwrap.js";
+import { stringifyBounded, TOO_DEEP_TEXT } from "../../normalize/nesting.js";
 import { chooseSurface, CliError, intFlag, labelOf, parseArgs, printHelp, readLines, UsageError, surfaceFlag, warn, writeOutputChunks } from "./util.js";
 
 /** Default cap: MB of input (1 MB = 1,048,576 characters) whose last turns the page shows. */
@@ -56,9 +58,10 @@ export async function view(argv: string[]): Promise<number> {
   const head: Item[] = [];
   let nonBlank = 0;
   let sampled = 0;
+  let ended = false;
   while (nonBlank < DETECT_LINES && sampled <= SAMPLE_CHARS) {
     const r = await input.next();
-    if (r.done) break;
+    if (r.done) { ended = true; break; }
     head.push(r.value);
     if ("text" in r.value && r.value.text.trim() !== "") { nonBlank++; sampled += r.value.text.length; }
     if ("over" in r.value) nonBlank++;
@@ -80,7 +83,24 @@ export async function view(argv: string[]): Promise<number> {
     lines = elements ? elements.map((text, i) => ({ n: i + 1, text })) : all;
     rest = [];
   }
-  const detection = detectInput(lines.slice(0, 4 * DETECT_LINES).flatMap((x) => ("text" in x ? [x.text] : [])));
+  let detection = detectInput(lines.slice(0, 4 * DETECT_LINES).flatMap((x) => ("text" in x ? [x.text] : [])));
+  if (detection.kind === "unknown" && first && rest === input && mayBeDocument(first.text, ended && nonBlank === 1)) {
+    // One JSON document holding the stream ({…, "messages": [ … ]}): read whole, up to the cap; its array's elements
+    // are the messages, numbered 1…N. Anything else stays the lines it is.
+    const all = [...head];
+    let total = head.reduce((a, x) => a + ("text" in x ? x.text.length + 1 : x.over), 0);
+    for await (const x of input) {
+      total += "text" in x ? x.text.length + 1 : x.over;
+      if (total > maxBytes) throw new CliError(label, `is one JSON document larger than --max-mb ${maxBytes >> 20}: a document is read whole; give NDJSON (one message per line), or a larger --max-mb`);
+      all.push(x);
+    }
+    let doc: unknown;
+    if (!all.some((x) => "over" in x)) try { doc = JSON.parse(all.map((x) => ("text" in x ? x.text : "")).join("\n")); } catch { doc = undefined; }
+    const held = streamIn(doc);
+    lines = held ? held.map((x, i) => ({ n: i + 1, text: stringifyBounded(x) ?? TOO_DEEP_TEXT })) : all;
+    rest = [];
+    if (held) detection = detectInput(lines.slice(0, 4 * DETECT_LINES).flatMap((x) => ("text" in x ? [x.text] : [])));
+  }
   if (detection.kind === "native" || detection.kind === "tie" || detection.kind === "unknown" || from) {
     from = chooseSurface({ label, detection, lines: (async function* () {})() }, from, { quiet: !!f.quiet }) ?? from;
   }
