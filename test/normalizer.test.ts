@@ -428,6 +428,19 @@ describe("unknown, ignored and malformed input", () => {
     expect(n.pushLine("   ")).toEqual([]);
   });
 
+  it("pushLine: a recorder's own line in a capture (a channel naming no direction, no message) → no events, counted as ignored", () => {
+    const n = det();
+    const line = JSON.stringify({ ts: "2026-03-01T01:36:40.875Z", channel: "scenario-result", scenario: "session/prompt", result: { stopReason: "end_turn" } });
+    expect(n.pushLine(line, { lineNumber: 3 })).toEqual([]);
+    const s = n.stats();
+    expect(s.outcomes.ignored).toBe(1);
+    expect(s.invalid).toBe(0);
+    expect(Object.entries(s.ignored)).toEqual([[expect.stringMatching(/^agentnorm#capture-record: .*"scenario-result"/), 1]]);
+    // a capture wrapper with a direction still carries its message; a line naming a method is a message, whatever its channel
+    expect(types(n.pushLine(JSON.stringify({ ts: "x", channel: "server->client", message: { method: "codex/event/brand_new_thing", params: {} } })))).toEqual(["runtime.warning"]);
+    expect(types(n.pushLine(JSON.stringify({ channel: "scenario-result", method: "codex/event/brand_new_thing", params: {} })))).toEqual(["runtime.warning"]);
+  });
+
   it("a known method missing a required id → no orphan item event, validation_errors naming the field and the event", () => {
     const n = det();
     const evs = n.push({ method: "item/agentMessage/delta", params: { threadId: T, turnId: U, delta: "orphan text" } });

@@ -11,8 +11,12 @@ const DIRECTIONS: Record<string, Direction | undefined> = {
   "agent->client": "in", "client->agent": "out", recv: "in", send: "out", unmarked: undefined,
 };
 
-/** A capture wrapper {direction|dir|channel, message|frame} → the message and its direction. */
-export function unwrap(x: unknown): { message: unknown; direction?: Direction } {
+/**
+ * A capture wrapper {direction|dir|channel, message|frame} → the message and its direction. A recorder's own line in a
+ * capture — a `channel` that names no direction, and no message: e.g. a probe's `{ts, channel: "scenario-result",
+ * scenario, result}` — is `record` (the channel): no protocol message at all (no method, id, type or payload either).
+ */
+export function unwrap(x: unknown): { message: unknown; direction?: Direction; record?: string } {
   if (x && typeof x === "object" && !Array.isArray(x)) {
     const o = x as Record<string, unknown>;
     // A capture wrapper has no type of its own (Claude SDK messages carry `type` and a `message` field).
@@ -20,6 +24,10 @@ export function unwrap(x: unknown): { message: unknown; direction?: Direction } 
       const inner = o.message ?? o.frame;
       const dir = o.direction ?? o.dir ?? o.channel;
       if (inner && typeof inner === "object") return { message: inner, direction: typeof dir === "string" ? DIRECTIONS[dir] : undefined };
+    }
+    const ch = o.channel;
+    if (typeof ch === "string" && !Object.hasOwn(DIRECTIONS, ch) && o.method === undefined && o.id === undefined && o.type === undefined && o.message === undefined && o.frame === undefined && o.payload === undefined && o.jsonrpc === undefined) {
+      return { message: x, record: ch };
     }
   }
   return { message: x };

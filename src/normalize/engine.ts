@@ -233,6 +233,14 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
         return out;
       }
       const w = unwrap(parsed);
+      if (w.record !== undefined) {
+        // a recorder's own line in a capture (a probe's scenario result): no protocol message, counted as ignored
+        stats.messages++;
+        stats.outcomes.ignored++;
+        const k = `agentnorm#capture-record: a recorder's own line (channel ${JSON.stringify(w.record.slice(0, 40))}), not a protocol message`;
+        stats.ignored[k] = (stats.ignored[k] ?? 0) + 1;
+        return [];
+      }
       if (w.message === parsed && parsed !== null && typeof parsed === "object") {
         envelope.lineMessage = parsed;
         envelope.lineText = text;
