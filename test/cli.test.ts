@@ -97,7 +97,7 @@ describe("agentnorm normalize", () => {
     expect(summary(r.stderr)?.messages).toBe(arr.length);
   });
 
-  it("accepts a JSON document holding the stream in a messages (or events) array, pretty-printed or on one line", () => {
+  it("accepts JSON written over several lines: a document holding the stream in a messages (or events) array, pretty-printed messages", () => {
     const messages = FIXTURE_LINES.map((l) => JSON.parse(l));
     const ref = ndjson(cli(["normalize", "--from", "codex-app-server", "--deterministic", FIXTURE]).stdout);
     const pretty = tmpFile("doc.json", JSON.stringify({ scenario: "approval", recordedAt: "2026-01-01", messages, result: { ok: true } }, null, 2) + "\n");
@@ -110,6 +110,15 @@ describe("agentnorm normalize", () => {
       const events = ndjson(r.stdout);
       expect(events.map((e) => e.type)).toEqual(ref.map((e) => e.type));
       expect(summary(r.stderr)?.messages).toBe(messages.length);
+    }
+    // messages pretty-printed one after another (jq . of a log) are the messages, as are one document's
+    const jq = tmpFile("jq.json", messages.map((m) => JSON.stringify(m, null, 2)).join("\n") + "\n");
+    const single = tmpFile("one.json", JSON.stringify(messages[0], null, 2) + "\n");
+    for (const [file, n] of [[jq, messages.length], [single, 1]] as const) {
+      const r = cli(["normalize", "--from", "codex-app-server", "--deterministic", file]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(ndjson(r.stdout).map((e) => e.type)).toEqual(n === 1 ? ndjson(cli(["normalize", "--from", "codex-app-server", "--deterministic"], FIXTURE_LINES[0] + "\n").stdout).map((e) => e.type) : ref.map((e) => e.type));
+      expect(summary(r.stderr)?.messages).toBe(n);
     }
     // every command reading a stream reads it so (render and project through the same input, view its own reader)
     const view = cli(["view", pretty, "-o", join(TMP, "doc.html")]);

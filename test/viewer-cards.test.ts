@@ -54,7 +54,8 @@ describe("viewer cards", () => {
   });
 
   it("a recorder's own lines (not messages of the surface) fold into one neutral card, not red error cards above the first turn", () => {
-    const meta = (i: number) => JSON.stringify({ ts: `2026-01-01T00:00:0${i}.000Z`, channel: "scenario-result", scenario: `step ${i}`, result: {} });
+    // (a line naming a capture channel that is no direction is counted as ignored: no card at all, see below)
+    const meta = (i: number) => JSON.stringify({ ts: `2026-01-01T00:00:0${i}.000Z`, probe: "scenario", scenario: `step ${i}`, result: {} });
     const lines = read(APPROVAL).split("\n").filter(Boolean);
     const text = [meta(1), meta(2), meta(3), ...lines].join("\n") + "\n";
     const data = viewerData(loadInput(text, { from: "codex-app-server" }));
@@ -66,6 +67,11 @@ describe("viewer cards", () => {
     expect(folded[0].text!.split("\n")).toHaveLength(3);
     // still counted: three errors in the header, each on its event
     expect(data.problems.filter((p) => p.kind === "error" && folded[0].seqs.includes(p.sequence!))).toHaveLength(3);
+    // a probe's scenario records ({ts, channel: "scenario-result", …}) are the capture's own lines: no card, no problem
+    const scenario = (i: number) => JSON.stringify({ ts: `2026-01-01T00:00:0${i}.000Z`, channel: "scenario-result", scenario: `step ${i}`, result: {} });
+    const quiet = viewerData(loadInput([scenario(1), scenario(2), ...lines].join("\n") + "\n", { from: "codex-app-server" }));
+    expect(quiet.transcript.preamble.filter((b) => b.label === "input" || b.kind === "error")).toEqual([]);
+    expect(quiet.problems.filter((p) => p.kind === "error")).toEqual([]);
   });
 
   it("a whitespace-only assistant message makes no card", () => {

@@ -69,8 +69,8 @@ export function streamIn(doc: unknown): unknown[] | undefined {
 }
 
 /**
- * Could an input whose first non-blank line is `first` be one JSON document (so a reader may read it whole)? It starts
- * with "{" and is pretty-printed (the line is no JSON value of its own), or that line is all there is.
+ * Could an input whose first non-blank line is `first` be JSON written over several lines (so a reader may read it
+ * whole)? It starts with "{" and is pretty-printed (the line is no JSON value of its own), or that line is all there is.
  */
 export function mayBeDocument(first: string, onlyLine: boolean): boolean {
   if (!first.trimStart().replace(/^\uFEFF/, "").startsWith("{")) return false;
@@ -81,4 +81,52 @@ export function mayBeDocument(first: string, onlyLine: boolean): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * The JSON values a text holds one after another, whatever its line breaks (pretty-printed messages, as `jq .`
+ * prints a log; or one document); undefined when it is not such a sequence (a part that does not parse, or text
+ * between values). A scan for where each top-level value ends, then JSON.parse of each.
+ */
+export function jsonValues(text: string): unknown[] | undefined {
+  const out: unknown[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 32 || c === 10 || c === 13 || c === 9 || c === 0xfeff) continue;
+    if (depth === 0) {
+      if (c !== 123 && c !== 91) return undefined; // a top-level value here is an object or an array
+      start = i;
+    }
+    if (c === 34) inString = true;
+    else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) {
+      if (--depth < 0) return undefined;
+      if (depth === 0) {
+        try {
+          out.push(JSON.parse(text.slice(start, i + 1)));
+        } catch {
+          return undefined;
+        }
+      }
+    }
+  }
+  return depth === 0 && !inString ? out : undefined;
+}
+
+/**
+ * The messages of an input read whole (see mayBeDocument): one document holding a stream gives its stream
+ * (streamIn), a sequence of JSON values gives the values; undefined when the text is neither.
+ */
+export function documentMessages(text: string): unknown[] | undefined {
+  const values = jsonValues(text);
+  if (!values || values.length === 0) return undefined;
+  return (values.length === 1 ? streamIn(values[0]) : undefined) ?? values;
 }

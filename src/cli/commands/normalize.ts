@@ -28,8 +28,8 @@ export const NORMALIZE_USAGE = `normalize [FILE|-] [options]   (stdin when no FI
   --no-redact           with --capture: do not redact (the log then holds secrets; sanitize redacts later)
 
 Input lines may be bare messages or capture wrappers {direction|dir|channel, message|frame}; a file that starts
-with "[" is read as one JSON array; one JSON document whose lines no surface recognises is read as its top-level
-"messages" (or "events") array when it has one. Each provider message is written out once: the first event it produced (or the
+with "[" is read as one JSON array; JSON written over several lines whose lines no surface recognises is read whole:
+messages pretty-printed one after another, or one document's top-level "messages" (or "events") array. Each provider message is written out once: the first event it produced (or the
 one carrying its text) has it as raw.payload, the others name that event in raw.payloadRef.`;
 
 export async function normalize(argv: string[]): Promise<number> {

@@ -15,7 +15,7 @@ import { SURFACE_NAMES } from "../../../generated/surfaces.gen.js";
 import { cutLines, escapeJsonOutput, escapeTerminal } from "../../render/terminal-safe.js";
 import { describeDetection, detectInput, DETECT_LINES, type Detection } from "../detect.js";
 import { stringifyBounded, TOO_DEEP_TEXT } from "../../normalize/nesting.js";
-import { mayBeDocument, streamIn } from "../../capture/unwrap.js";
+import { documentMessages, mayBeDocument } from "../../capture/unwrap.js";
 
 export class UsageError extends Error {}
 
@@ -332,13 +332,12 @@ export async function openInput(file: string | undefined, command: string): Prom
   }
   const detection = detectInput(head);
   if (first !== undefined && detection.kind === "unknown" && mayBeDocument(first, ended && nonBlank === 1)) {
-    // No reader recognises the input, and it starts with "{" as one JSON document would: pretty-printed (its first
-    // line is no JSON value of its own), or the input's only line. A test harness's recording holds the stream in
-    // it ({…, "messages": [ … ]}): that array is the input; else the lines as they are.
+    // No reader recognises the input, and it starts with "{" as JSON written over several lines would: pretty-printed
+    // (its first line is no JSON value of its own), or the input's only line. Messages pretty-printed one after
+    // another (`jq .` of a log) are the messages; one document holding the stream (a test harness's recording,
+    // {…, "messages": [ … ]}) gives its array; else the lines as they are.
     const parts = await rest();
-    let doc: unknown;
-    try { doc = JSON.parse(parts.join("\n")); } catch { doc = undefined; }
-    const held = streamIn(doc);
+    const held = documentMessages(parts.join("\n"));
     if (held) return elementsInput(label, held);
     async function* again() {
       for (let n = 0; n < parts.length; n++) yield { text: parts[n], n: n + 1 };

@@ -5,7 +5,7 @@ import { arrayLines, createViewStream, viewerData, ViewerInputError } from "../.
 import { cutNotice, sizeText } from "../../view/labels.js";
 import { viewerHtmlChunks } from "../../view/html.js";
 import { detectInput, DETECT_LINES } from "../detect.js";
-import { mayBeDocument, streamIn } from "../../capture/unwrap.js";
+import { documentMessages, mayBeDocument } from "../../capture/unwrap.js";
 import { stringifyBounded, TOO_DEEP_TEXT } from "../../normalize/nesting.js";
 import { chooseSurface, CliError, intFlag, labelOf, parseArgs, printHelp, readLines, UsageError, surfaceFlag, warn, writeOutputChunks } from "./util.js";
 
@@ -85,18 +85,16 @@ export async function view(argv: string[]): Promise<number> {
   }
   let detection = detectInput(lines.slice(0, 4 * DETECT_LINES).flatMap((x) => ("text" in x ? [x.text] : [])));
   if (detection.kind === "unknown" && first && rest === input && mayBeDocument(first.text, ended && nonBlank === 1)) {
-    // One JSON document holding the stream ({…, "messages": [ … ]}): read whole, up to the cap; its array's elements
-    // are the messages, numbered 1…N. Anything else stays the lines it is.
+    // JSON written over several lines — pretty-printed messages, or one document holding the stream ({…, "messages":
+    // [ … ]}): read whole, up to the cap; the messages are numbered 1…N. Anything else stays the lines it is.
     const all = [...head];
     let total = head.reduce((a, x) => a + ("text" in x ? x.text.length + 1 : x.over), 0);
     for await (const x of input) {
       total += "text" in x ? x.text.length + 1 : x.over;
-      if (total > maxBytes) throw new CliError(label, `is one JSON document larger than --max-mb ${maxBytes >> 20}: a document is read whole; give NDJSON (one message per line), or a larger --max-mb`);
+      if (total > maxBytes) throw new CliError(label, `is JSON written over several lines, larger than --max-mb ${maxBytes >> 20}: such an input is read whole; give NDJSON (one message per line), or a larger --max-mb`);
       all.push(x);
     }
-    let doc: unknown;
-    if (!all.some((x) => "over" in x)) try { doc = JSON.parse(all.map((x) => ("text" in x ? x.text : "")).join("\n")); } catch { doc = undefined; }
-    const held = streamIn(doc);
+    const held = all.some((x) => "over" in x) ? undefined : documentMessages(all.map((x) => ("text" in x ? x.text : "")).join("\n"));
     lines = held ? held.map((x, i) => ({ n: i + 1, text: stringifyBounded(x) ?? TOO_DEEP_TEXT })) : all;
     rest = [];
     if (held) detection = detectInput(lines.slice(0, 4 * DETECT_LINES).flatMap((x) => ("text" in x ? [x.text] : [])));
