@@ -12,9 +12,15 @@ const DIRECTIONS: Record<string, Direction | undefined> = {
 };
 
 /**
+ * What a recorder's own line never has: a message or anything a wrapper of one has (a direction, a sequence number) or
+ * a protocol message has itself.
+ */
+const NOT_IN_A_RECORD = ["message", "frame", "payload", "dir", "direction", "seq", "method", "id", "type", "jsonrpc"] as const;
+
+/**
  * A capture wrapper {direction|dir|channel, message|frame} → the message and its direction. A recorder's own line in a
- * capture — a `channel` that names no direction, and no message: e.g. a probe's `{ts, channel: "scenario-result",
- * scenario, result}` — is `record` (the channel): no protocol message at all (no method, id, type or payload either).
+ * capture — a `channel` that names no direction, and none of NOT_IN_A_RECORD: e.g. a probe's `{ts, channel:
+ * "scenario-result", scenario, result}` — is `record` (the channel): no protocol message at all.
  */
 export function unwrap(x: unknown): { message: unknown; direction?: Direction; record?: string } {
   if (x && typeof x === "object" && !Array.isArray(x)) {
@@ -26,9 +32,7 @@ export function unwrap(x: unknown): { message: unknown; direction?: Direction; r
       if (inner && typeof inner === "object") return { message: inner, direction: typeof dir === "string" ? DIRECTIONS[dir] : undefined };
     }
     const ch = o.channel;
-    if (typeof ch === "string" && !Object.hasOwn(DIRECTIONS, ch) && o.method === undefined && o.id === undefined && o.type === undefined && o.message === undefined && o.frame === undefined && o.payload === undefined && o.jsonrpc === undefined) {
-      return { message: x, record: ch };
-    }
+    if (typeof ch === "string" && !Object.hasOwn(DIRECTIONS, ch) && NOT_IN_A_RECORD.every((k) => o[k] === undefined)) return { message: x, record: ch };
   }
   return { message: x };
 }
