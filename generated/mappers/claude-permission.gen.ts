@@ -9,7 +9,7 @@
 //   fa9cd4cd8f8504e8f252144f8c4893d8468486d9f3d61e364632207f18eb9170  schemas/upstream/claude-agent-sdk/0.3.333/Permission.json
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
-// Mapping table mappings/claude-permission.yaml: sha256 281bc52c3d6777c55c6d2732565a781d69d09450f80f4dc14b423bb6f6b4d985
+// Mapping table mappings/claude-permission.yaml: sha256 046c18dc3b1925f32d57f6a221819b84fbe2814c8e7418c008b177ac825e3e16
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { add, arr, concat, elements, joinKey, json, type JsonView, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-permission.gen.js";
@@ -20,73 +20,73 @@ export type PermissionRequestMessage = { toolName: string; [key: string]: unknow
 /** Any message of the claude-permission surface. */
 export type Message = PermissionResultMessage | WireMessage | PermissionRequestMessage;
 
-/** mappings/claude-permission.yaml:40 — permissionRequest request */
+/** mappings/claude-permission.yaml:46 — permissionRequest request */
 function r_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:50 — permissionResult allow */
+/** mappings/claude-permission.yaml:56 — permissionResult allow */
 function r_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:61 — permissionResult deny */
+/** mappings/claude-permission.yaml:72 — permissionResult deny */
 function r_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:72 — wire control_request */
+/** mappings/claude-permission.yaml:83 — wire control_request */
 function r_control_request(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:86 — wire control_request */
+/** mappings/claude-permission.yaml:97 — wire control_request */
 function r_control_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:100 — wire control_request */
+/** mappings/claude-permission.yaml:111 — wire control_request */
 function r_control_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:122 — wire control_request */
+/** mappings/claude-permission.yaml:133 — wire control_request */
 function r_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:134 — wire control_response */
+/** mappings/claude-permission.yaml:145 — wire control_response */
 function r_control_response(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:145 — wire control_cancel_request */
+/** mappings/claude-permission.yaml:156 — wire control_cancel_request */
 function r_control_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
 // the rows, each once (a row of several methods is in each method's list)
-const ROW_request: Row = { rule: "claude-permission#request", line: 40, run: r_request };
-const ROW_allow: Row = { rule: "claude-permission#allow", line: 50, run: r_allow };
-const ROW_deny: Row = { rule: "claude-permission#deny", line: 61, run: r_deny };
-const ROW_control_request: Row = { rule: "claude-permission#control-request", line: 72, run: r_control_request };
-const ROW_control_elicitation: Row = { rule: "claude-permission#control-elicitation", line: 86, versions: ["0.3.337","0.3.333","0.2.141"], run: r_control_elicitation };
-const ROW_control_user_dialog: Row = { rule: "claude-permission#control-user-dialog", line: 100, versions: ["0.3.337","0.3.333","0.2.141"], run: r_control_user_dialog };
-const ROW_control_command: Row = { rule: "claude-permission#control-command", line: 122, run: r_control_command };
-const ROW_control_response: Row = { rule: "claude-permission#control-response", line: 134, run: r_control_response };
-const ROW_control_cancel: Row = { rule: "claude-permission#control-cancel", line: 145, run: r_control_cancel };
+const ROW_request: Row = { rule: "claude-permission#request", line: 46, run: r_request };
+const ROW_allow: Row = { rule: "claude-permission#allow", line: 56, run: r_allow };
+const ROW_deny: Row = { rule: "claude-permission#deny", line: 72, run: r_deny };
+const ROW_control_request: Row = { rule: "claude-permission#control-request", line: 83, run: r_control_request };
+const ROW_control_elicitation: Row = { rule: "claude-permission#control-elicitation", line: 97, versions: ["0.3.337","0.3.333","0.2.141"], run: r_control_elicitation };
+const ROW_control_user_dialog: Row = { rule: "claude-permission#control-user-dialog", line: 111, versions: ["0.3.337","0.3.333","0.2.141"], run: r_control_user_dialog };
+const ROW_control_command: Row = { rule: "claude-permission#control-command", line: 133, run: r_control_command };
+const ROW_control_response: Row = { rule: "claude-permission#control-response", line: 145, run: r_control_response };
+const ROW_control_cancel: Row = { rule: "claude-permission#control-cancel", line: 156, run: r_control_cancel };
 const PICK_WIRE_CONTROL_REQUEST_1: readonly Row[] = [ROW_control_request, ROW_control_command];
 const PICK_WIRE_CONTROL_REQUEST_2: readonly Row[] = [ROW_control_elicitation, ROW_control_command];
 const PICK_WIRE_CONTROL_REQUEST_3: readonly Row[] = [ROW_control_user_dialog, ROW_control_command];
@@ -106,9 +106,11 @@ function pick_wire_control_request(m: Parameters<typeof r_control_request>[0]): 
 function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/claude-permission.yaml:28 — input wrapper "permission-request"
   if (line?.toolName != null && line?.input != null) return { wrapper: "permission-request", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-permission.yaml:33 — input wrapper "wire-capture"
+  // mappings/claude-permission.yaml:35 — input wrapper "recorder-permission-result"
+  if (line?.type === "can_use_tool_result" && line?.recorder === true && line?.result?.behavior != null) return { wrapper: "recorder-permission-result", message: line?.result, kind: "permissionResult" };
+  // mappings/claude-permission.yaml:39 — input wrapper "wire-capture"
   if (line?.line?.type != null && line?.dir != null) return { wrapper: "wire-capture", message: line?.line };
-  // mappings/claude-permission.yaml:36 — input wrapper "bare"
+  // mappings/claude-permission.yaml:42 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
@@ -147,8 +149,8 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-permission#ignored-wire-1": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-permission.yaml:157)",
-    "claude-permission#ignored-wire-2": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-permission.yaml:161)",
+    "claude-permission#ignored-wire-1": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-permission.yaml:168)",
+    "claude-permission#ignored-wire-2": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-permission.yaml:172)",
   },
   ignoreVersions: {
     "claude-permission#ignored-wire-1": ["0.3.337","0.3.333","0.2.141"],
