@@ -435,13 +435,16 @@ describe("unknown, ignored and malformed input", () => {
     const s = n.stats();
     expect(s.outcomes.ignored).toBe(1);
     expect(s.invalid).toBe(0);
-    expect(Object.entries(s.ignored)).toEqual([[expect.stringMatching(/^agentnorm#capture-record: .*"scenario-result"/), 1]]);
+    expect(Object.entries(s.ignored)).toEqual([[expect.stringMatching(/^agentnorm#capture-record: /), 1]]);
+    // one key, whatever the channel (a hostile stream's channel names do not grow the stats)
+    n.pushLine(JSON.stringify({ channel: "x".repeat(50), note: 1 }));
+    expect(Object.keys(n.stats().ignored)).toHaveLength(1);
     // a capture wrapper with a direction still carries its message; a line naming a method is a message, whatever its channel
     expect(types(n.pushLine(JSON.stringify({ ts: "x", channel: "server->client", message: { method: "codex/event/brand_new_thing", params: {} } })))).toEqual(["runtime.warning"]);
     expect(types(n.pushLine(JSON.stringify({ channel: "scenario-result", method: "codex/event/brand_new_thing", params: {} })))).toEqual(["runtime.warning"]);
     // a wrapper of our own recorder's (seq, dir) is never the recorder's own line, whatever it lacks
     expect(types(n.pushLine(JSON.stringify({ seq: 4, dir: "out", channel: "permission" })))).not.toEqual([]);
-    expect(n.stats().outcomes.ignored).toBe(1);
+    expect(n.stats().outcomes.ignored).toBe(2);
   });
 
   it("a known method missing a required id → no orphan item event, validation_errors naming the field and the event", () => {

@@ -92,6 +92,8 @@ export interface HostEvent {
 }
 
 export { MAX_NESTING };
+/** stats().ignored key of a recorder's own line in a capture (capture/unwrap.ts `record`). */
+const CAPTURE_RECORD = "agentnorm#capture-record: a recorder's own line in a capture (a channel naming no direction, no message), not a protocol message";
 /** Nodes the normalizer's depth check looks at before it lets a huge but so-far-shallow message through to the mapping. */
 const NESTING_BUDGET = 1_000_000;
 
@@ -234,11 +236,11 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       }
       const w = unwrap(parsed);
       if (w.record !== undefined) {
-        // a recorder's own line in a capture (a probe's scenario result): no protocol message, counted as ignored
+        // a recorder's own line in a capture (a probe's scenario result): no protocol message, counted as ignored (one
+        // key whatever the channel: a stream's channel names do not grow the stats)
         stats.messages++;
         stats.outcomes.ignored++;
-        const k = `agentnorm#capture-record: a recorder's own line (channel ${JSON.stringify(w.record.slice(0, 40))}), not a protocol message`;
-        stats.ignored[k] = (stats.ignored[k] ?? 0) + 1;
+        stats.ignored[CAPTURE_RECORD] = (stats.ignored[CAPTURE_RECORD] ?? 0) + 1;
         return [];
       }
       if (w.message === parsed && parsed !== null && typeof parsed === "object") {
