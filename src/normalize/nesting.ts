@@ -76,3 +76,12 @@ export function stringifyBounded(v: unknown, max = MAX_NESTING): string | undefi
   if (v !== null && typeof v === "object" && valueNestsDeeper(v, max)) return undefined;
   return JSON.stringify(v);
 }
+
+/**
+ * Parsed values (a JSON array's elements, a document's messages) as the lines readers take: each one's JSON text; one
+ * nesting deeper than `max` becomes a text that nests deeper (every reader reports it as such), not serialized
+ * (JSON.stringify would overflow the stack).
+ */
+export function valueLines(values: readonly unknown[], max = MAX_NESTING): string[] {
+  return values.map((x) => stringifyBounded(x, max) ?? TOO_DEEP_TEXT);
+}

@@ -4,7 +4,7 @@
  * read line by line (src/view/stream.ts: bounded, with a cap the page states); loadInput() takes a whole text.
  * No Node APIs: the caller reads the file.
  */
-import { stringifyBounded, TOO_DEEP_TEXT } from "../normalize/nesting.js";
+import { valueLines } from "../normalize/nesting.js";
 import { VERSION } from "../version.js";
 import { transcriptView } from "./transcript-view.js";
 import { verifierProblems } from "./verifier.js";
@@ -26,7 +26,7 @@ export function arrayLines(text: string): string[] | undefined {
   } catch {
     return undefined;
   }
-  return Array.isArray(arr) ? arr.map((x) => stringifyBounded(x) ?? TOO_DEEP_TEXT) : undefined;
+  return Array.isArray(arr) ? valueLines(arr) : undefined;
 }
 
 /** Read a whole input text into events and natives (NDJSON, or one JSON array). Throws ViewerInputError with a clear reason. */

@@ -14,7 +14,7 @@ import { StringDecoder } from "node:string_decoder";
 import { SURFACE_NAMES } from "../../../generated/surfaces.gen.js";
 import { cutLines, escapeJsonOutput, escapeTerminal } from "../../render/terminal-safe.js";
 import { describeDetection, detectInput, DETECT_LINES, type Detection } from "../detect.js";
-import { stringifyBounded, TOO_DEEP_TEXT } from "../../normalize/nesting.js";
+import { valueLines } from "../../normalize/nesting.js";
 import { documentMessages, mayBeDocument } from "../../capture/unwrap.js";
 
 export class UsageError extends Error {}
@@ -354,9 +354,7 @@ export async function openInput(file: string | undefined, command: string): Prom
 
 /** An input of JSON values (an array's elements): each is a line, numbered 1…N, and detection reads the first ones. */
 function elementsInput(label: string, values: unknown[]): Input {
-  // an element nesting deeper than the normalizer maps is passed on as a text that nests deeper (every reader
-  // reports it as such), not serialized (JSON.stringify would overflow the stack)
-  const texts = values.map((x) => stringifyBounded(x) ?? TOO_DEEP_TEXT);
+  const texts = valueLines(values);
   async function* elements() {
     for (let i = 0; i < texts.length; i++) yield { text: texts[i], n: i + 1 };
   }

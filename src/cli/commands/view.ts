@@ -6,7 +6,7 @@ import { cutNotice, sizeText } from "../../view/labels.js";
 import { viewerHtmlChunks } from "../../view/html.js";
 import { detectInput, DETECT_LINES } from "../detect.js";
 import { documentMessages, mayBeDocument } from "../../capture/unwrap.js";
-import { stringifyBounded, TOO_DEEP_TEXT } from "../../normalize/nesting.js";
+import { valueLines } from "../../normalize/nesting.js";
 import { chooseSurface, CliError, intFlag, labelOf, parseArgs, printHelp, readLines, UsageError, surfaceFlag, warn, writeOutputChunks } from "./util.js";
 
 /** Default cap: MB of input (1 MB = 1,048,576 characters) whose last turns the page shows. */
@@ -69,35 +69,35 @@ export async function view(argv: string[]): Promise<number> {
   if (nonBlank === 0) throw new CliError(label, "empty input (nothing to view)");
   let rest: AsyncIterable<Item> | Iterable<Item> = input;
   let lines = head;
+  /** The rest of the input, read whole up to the cap (`tooLarge`: what the error says the input is); undefined when a line was over the cap. */
+  const readWhole = async (tooLarge: string): Promise<{ all: Item[]; text: string | undefined }> => {
+    const all = [...head];
+    let total = head.reduce((a, x) => a + ("text" in x ? x.text.length + 1 : x.over), 0);
+    for await (const x of input) {
+      total += "text" in x ? x.text.length + 1 : x.over;
+      if (total > maxBytes) throw new CliError(label, tooLarge.replace("%MB", String(maxBytes >> 20)));
+      all.push(x);
+    }
+    rest = [];
+    return { all, text: all.some((x) => "over" in x) ? undefined : all.map((x) => ("text" in x ? x.text : "")).join("\n") };
+  };
+  const numbered = (texts: string[]) => texts.map((text, i) => ({ n: i + 1, text }));
+  const detect = () => detectInput(lines.slice(0, 4 * DETECT_LINES).flatMap((x) => ("text" in x ? [x.text] : [])));
   // One JSON array (a document, not NDJSON): read whole, up to the cap; its elements are the messages, numbered 1…N.
   const first = head.find((x): x is { n: number; text: string } => "text" in x && x.text.trim() !== "");
   if (first && first.text.trimStart().startsWith("[")) {
-    const all = [...head];
-    let total = head.reduce((a, x) => a + ("text" in x ? x.text.length + 1 : x.over), 0);
-    for await (const x of input) {
-      total += "text" in x ? x.text.length + 1 : x.over;
-      if (total > maxBytes) throw new CliError(label, `starts with "[" (one JSON array) and is larger than --max-mb ${maxBytes >> 20}: a JSON array is read whole; give NDJSON (one message per line, e.g. jq -c '.[]'), or a larger --max-mb`);
-      all.push(x);
-    }
-    const elements = all.some((x) => "over" in x) ? undefined : arrayLines(all.map((x) => ("text" in x ? x.text : "")).join("\n"));
-    lines = elements ? elements.map((text, i) => ({ n: i + 1, text })) : all;
-    rest = [];
+    const { all, text } = await readWhole(`starts with "[" (one JSON array) and is larger than --max-mb %MB: a JSON array is read whole; give NDJSON (one message per line, e.g. jq -c '.[]'), or a larger --max-mb`);
+    const elements = text === undefined ? undefined : arrayLines(text);
+    lines = elements ? numbered(elements) : all;
   }
-  let detection = detectInput(lines.slice(0, 4 * DETECT_LINES).flatMap((x) => ("text" in x ? [x.text] : [])));
+  let detection = detect();
   if (detection.kind === "unknown" && first && rest === input && mayBeDocument(first.text, ended && nonBlank === 1)) {
     // JSON written over several lines — pretty-printed messages, or one document holding the stream ({…, "messages":
     // [ … ]}): read whole, up to the cap; the messages are numbered 1…N. Anything else stays the lines it is.
-    const all = [...head];
-    let total = head.reduce((a, x) => a + ("text" in x ? x.text.length + 1 : x.over), 0);
-    for await (const x of input) {
-      total += "text" in x ? x.text.length + 1 : x.over;
-      if (total > maxBytes) throw new CliError(label, `is JSON written over several lines, larger than --max-mb ${maxBytes >> 20}: such an input is read whole; give NDJSON (one message per line), or a larger --max-mb`);
-      all.push(x);
-    }
-    const held = all.some((x) => "over" in x) ? undefined : documentMessages(all.map((x) => ("text" in x ? x.text : "")).join("\n"));
-    lines = held ? held.map((x, i) => ({ n: i + 1, text: stringifyBounded(x) ?? TOO_DEEP_TEXT })) : all;
-    rest = [];
-    if (held) detection = detectInput(lines.slice(0, 4 * DETECT_LINES).flatMap((x) => ("text" in x ? [x.text] : [])));
+    const { all, text } = await readWhole(`is JSON written over several lines, larger than --max-mb %MB: such an input is read whole; give NDJSON (one message per line), or a larger --max-mb`);
+    const held = text === undefined ? undefined : documentMessages(text);
+    lines = held ? numbered(valueLines(held)) : all;
+    if (held) detection = detect();
   }
   if (detection.kind === "native" || detection.kind === "tie" || detection.kind === "unknown" || from) {
     from = chooseSurface({ label, detection, lines: (async function* () {})() }, from, { quiet: !!f.quiet }) ?? from;
