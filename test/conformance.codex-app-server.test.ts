@@ -226,3 +226,27 @@ describe("codex-app-server: a delta replaced by an error is not counted as deliv
     expect(text).toBe("Thinking done");
   });
 });
+
+describe("codex-app-server: what app-servers before the pinned version sent beside the v2 notifications", () => {
+  it("codex/event/* and rawResponseItem/* are ignored with their reason (pattern ignore entries); the v2 notification next to them maps", () => {
+    const n = createNormalizer({ surface: SURFACE, ids: counterIds(), clock: steppingClock() });
+    const note = (method: string, params: object) => n.push({ method, params }, { direction: "in" });
+    note("thread/started", { thread: { id: "t1" } });
+    note("turn/started", { threadId: "t1", turn: { id: "u1", items: [], status: "inProgress" } });
+    const legacy = note("codex/event/item_completed", { conversationId: "t1", id: "0", msg: { type: "item_completed", thread_id: "t1", turn_id: "u1", item: { Reasoning: { id: "r1", summary_text: ["Hi"] } } } });
+    const raw = note("rawResponseItem/completed", { threadId: "t1", turnId: "u1", item: { type: "reasoning", id: "r1" } });
+    expect([...legacy, ...raw]).toEqual([]);
+    const v2 = note("item/completed", { threadId: "t1", turnId: "u1", item: { type: "reasoning", id: "r1", summary: ["Hi"], content: [] } });
+    expect(v2.map((e) => e.type)).toContain("item.completed");
+    const ignored = Object.keys(n.stats().ignored);
+    expect(ignored).toEqual([
+      expect.stringMatching(/^codex-app-server#ignored-notification-\d+:codex\/event\/item_completed$/),
+      expect.stringMatching(/^codex-app-server#ignored-notification-\d+:rawResponseItem\/completed$/),
+    ]);
+    expect(n.stats().outcomes.ignored).toBe(2);
+    expect(n.stats().unknown).toBe(0);
+    // only the prefix: a method that merely contains it is still unknown
+    const other = note("x/codex/event/y", {});
+    expect(other.map((e) => e.type)).toEqual(["runtime.warning"]);
+  });
+});

@@ -23,8 +23,8 @@ describe("cursor-sdk: upstream coverage", () => {
     const upstream = ["schemas/upstream/cursor-sdk/1.0.32/SDKMessage.json"].flatMap((f) => methodsOf(f, "type")).sort();
     // Method patterns (`cursor/*`) catch what upstream does not list; they are not upstream methods.
     const mapped = Object.keys(table.rows["message"] ?? {}).filter((m) => !m.endsWith("*"));
-    const ignored = Object.entries(table.ignored["message"] ?? {}).filter(([, id]) => !table.ignoreWhen?.[id]).map(([m]) => m);
-    const mentioned = new Set([...mapped, ...ignored, ...Object.keys(table.ignored["message"] ?? {})]);
+    const ignored = Object.entries(table.ignored["message"] ?? {}).filter(([m, id]) => !m.endsWith("*") && !table.ignoreWhen?.[id]).map(([m]) => m);
+    const mentioned = new Set([...mapped, ...ignored, ...Object.keys(table.ignored["message"] ?? {}).filter((m) => !m.endsWith("*"))]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
@@ -33,8 +33,8 @@ describe("cursor-sdk: upstream coverage", () => {
     const upstream = ["schemas/upstream/cursor-sdk/1.0.32/RunStreamEvent.json"].flatMap((f) => methodsOf(f, "type")).sort();
     // Method patterns (`cursor/*`) catch what upstream does not list; they are not upstream methods.
     const mapped = Object.keys(table.rows["runEvent"] ?? {}).filter((m) => !m.endsWith("*"));
-    const ignored = Object.entries(table.ignored["runEvent"] ?? {}).filter(([, id]) => !table.ignoreWhen?.[id]).map(([m]) => m);
-    const mentioned = new Set([...mapped, ...ignored, ...Object.keys(table.ignored["runEvent"] ?? {})]);
+    const ignored = Object.entries(table.ignored["runEvent"] ?? {}).filter(([m, id]) => !m.endsWith("*") && !table.ignoreWhen?.[id]).map(([m]) => m);
+    const mentioned = new Set([...mapped, ...ignored, ...Object.keys(table.ignored["runEvent"] ?? {}).filter((m) => !m.endsWith("*"))]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
@@ -43,8 +43,8 @@ describe("cursor-sdk: upstream coverage", () => {
     const upstream = ["schemas/upstream/cursor-sdk/1.0.32/InteractionUpdate.json"].flatMap((f) => methodsOf(f, "type")).sort();
     // Method patterns (`cursor/*`) catch what upstream does not list; they are not upstream methods.
     const mapped = Object.keys(table.rows["update"] ?? {}).filter((m) => !m.endsWith("*"));
-    const ignored = Object.entries(table.ignored["update"] ?? {}).filter(([, id]) => !table.ignoreWhen?.[id]).map(([m]) => m);
-    const mentioned = new Set([...mapped, ...ignored, ...Object.keys(table.ignored["update"] ?? {})]);
+    const ignored = Object.entries(table.ignored["update"] ?? {}).filter(([m, id]) => !m.endsWith("*") && !table.ignoreWhen?.[id]).map(([m]) => m);
+    const mentioned = new Set([...mapped, ...ignored, ...Object.keys(table.ignored["update"] ?? {}).filter((m) => !m.endsWith("*"))]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
@@ -53,8 +53,8 @@ describe("cursor-sdk: upstream coverage", () => {
     const upstream = ["schemas/upstream/cursor-sdk/1.0.32/ConversationTurn.json"].flatMap((f) => methodsOf(f, "type")).sort();
     // Method patterns (`cursor/*`) catch what upstream does not list; they are not upstream methods.
     const mapped = Object.keys(table.rows["conversation"] ?? {}).filter((m) => !m.endsWith("*"));
-    const ignored = Object.entries(table.ignored["conversation"] ?? {}).filter(([, id]) => !table.ignoreWhen?.[id]).map(([m]) => m);
-    const mentioned = new Set([...mapped, ...ignored, ...Object.keys(table.ignored["conversation"] ?? {})]);
+    const ignored = Object.entries(table.ignored["conversation"] ?? {}).filter(([m, id]) => !m.endsWith("*") && !table.ignoreWhen?.[id]).map(([m]) => m);
+    const mentioned = new Set([...mapped, ...ignored, ...Object.keys(table.ignored["conversation"] ?? {}).filter((m) => !m.endsWith("*"))]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
@@ -63,8 +63,8 @@ describe("cursor-sdk: upstream coverage", () => {
     const upstream = ["schemas/upstream/cursor-sdk/1.0.32/ConversationStep.json"].flatMap((f) => methodsOf(f, "type")).sort();
     // Method patterns (`cursor/*`) catch what upstream does not list; they are not upstream methods.
     const mapped = Object.keys(table.rows["conversationStep"] ?? {}).filter((m) => !m.endsWith("*"));
-    const ignored = Object.entries(table.ignored["conversationStep"] ?? {}).filter(([, id]) => !table.ignoreWhen?.[id]).map(([m]) => m);
-    const mentioned = new Set([...mapped, ...ignored, ...Object.keys(table.ignored["conversationStep"] ?? {})]);
+    const ignored = Object.entries(table.ignored["conversationStep"] ?? {}).filter(([m, id]) => !m.endsWith("*") && !table.ignoreWhen?.[id]).map(([m]) => m);
+    const mentioned = new Set([...mapped, ...ignored, ...Object.keys(table.ignored["conversationStep"] ?? {}).filter((m) => !m.endsWith("*"))]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);

@@ -19,7 +19,7 @@ describe("opencode: upstream coverage", () => {
     const upstream = ["schemas/upstream/opencode/1.18.33/Event.json"].flatMap((f) => methodsOf(f, "type")).sort();
     // Method patterns (`cursor/*`) catch what upstream does not list; they are not upstream methods.
     const mapped = Object.keys(table.rows["event"] ?? {}).filter((m) => !m.endsWith("*"));
-    const ignored = Object.keys(table.ignored["event"] ?? {});
+    const ignored = Object.keys(table.ignored["event"] ?? {}).filter((m) => !m.endsWith("*"));
     const mentioned = new Set([...mapped, ...ignored]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);

@@ -11,8 +11,11 @@ export interface Compiled {
   table: SurfaceTable;
   kinds: Kind[];
   rowsOf: Map<Kind, Map<string, readonly Row[]>>;
-  /** Per kind: method patterns (`cursor/*`, `*`) as [prefix, rows], longest prefix first. */
-  patternsOf: Map<Kind, [string, readonly Row[]][]>;
+  /**
+   * Per kind: method patterns (`cursor/*`, `*`) as [prefix, rows] (a pattern row) or [prefix, ignore entry id] (an
+   * ignore entry's pattern), longest prefix first (rows before an ignore entry of the same prefix).
+   */
+  patternsOf: Map<Kind, [string, readonly Row[] | string][]>;
   /** Per kind: method → the generated switch choosing the rows that can match a message (SurfaceTable.picks). */
   picksOf: Map<Kind, Map<string, (message: unknown) => readonly Row[]>>;
   ignoredOf: Map<Kind, Map<string, string>>;
@@ -41,14 +44,14 @@ export const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "cl
 export function compileTable(t: SurfaceTable): Compiled {
   const kinds = t.protocol === "tagged" ? Object.keys(t.tags) : JSONRPC_KINDS;
   const rowsOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.rows[k] ?? {}))] as const));
-  const patternsOf = new Map(kinds.map((k) => [k, Object.entries(t.rows[k] ?? {})
+  const patternsOf = new Map(kinds.map((k) => [k, [...Object.entries(t.rows[k] ?? {}), ...Object.entries(t.ignored[k] ?? {})]
     .filter(([m]) => m.endsWith("*"))
-    .map(([m, rows]) => [m.slice(0, -1), rows] as [string, readonly Row[]])
+    .map(([m, x]) => [m.slice(0, -1), x] as [string, readonly Row[] | string])
     .sort((a, b) => b[0].length - a[0].length)] as const));
-  const ignoredOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.ignored[k] ?? {}))] as const));
+  const ignoredOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.ignored[k] ?? {}).filter(([m]) => !m.endsWith("*")))] as const));
   const picksOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.picks?.[k] ?? {}))] as const));
   const known: Record<Kind, Set<string>> = Object.create(null);
-  for (const k of kinds) known[k] = new Set([...rowsOf.get(k)!.keys(), ...ignoredOf.get(k)!.keys()]);
+  for (const k of kinds) known[k] = new Set([...rowsOf.get(k)!.keys(), ...ignoredOf.get(k)!.keys()].filter((m) => !m.endsWith("*")));
   const kindOf = new Map<string, Kind>();
   for (const k of kinds) for (const m of known[k]) if (!kindOf.has(m)) kindOf.set(m, k);
   return { table: t, kinds, rowsOf, patternsOf, picksOf, ignoredOf, known, kindOf, ignoreKeys: new Map() };

@@ -195,9 +195,15 @@ function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind
   if (run.tryRows(pick ? pick(at.message) : rows)) return;
   const ign = run.ignoredAt(ct.ignoredOf.get(kind)?.get(method), at.message);
   if (ign) { bump(stats.ignored, ignoreKey(ct, ign, method)); if (at.top) rt.outcome = "ignored"; return; }
-  for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && run.tryRows(rows)) return;
+  for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) {
+    if (!method.startsWith(prefix)) continue;
+    if (typeof rows !== "string") { if (run.tryRows(rows)) return; continue; }
+    const ignoredBy = run.ignoredAt(rows, at.message);
+    if (ignoredBy) { bump(stats.ignored, ignoreKey(ct, ignoredBy, method)); if (at.top) rt.outcome = "ignored"; return; }
+  }
   if (kind === "response" || kind === "clientResponse") {
-    const asked = run.ignoredAt(ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method), at.request);
+    const requestKind = kind === "response" ? "request" : "clientRequest";
+    const asked = run.ignoredAt(ct.ignoredOf.get(requestKind)?.get(method) ?? ignorePattern(ct, requestKind, method), at.request);
     if (asked) { bump(stats.ignored, ignoreKey(ct, asked, method)); if (at.top) rt.outcome = "ignored"; return; }
   }
   stats.unknown++;
@@ -205,6 +211,12 @@ function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind
     ? `no row for ${kind} "${method}" matched this message${version !== undefined ? ` (at ${ct.table.upstream.package}@${version})` : ""}`
     : `unknown ${kind} ${ct.table.protocol === "tagged" ? "type" : "method"} "${method}"`;
   emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `${ct.table.surface}: ${what}`, detail: { kind, method } }, raw, source, method, rule: "agentnorm#unknown" });
+}
+
+/** The ignore entry whose pattern (the longest) matches the method, if one does. */
+function ignorePattern(ct: Compiled, kind: Kind, method: string): string | undefined {
+  for (const [prefix, x] of ct.patternsOf.get(kind) ?? []) if (typeof x === "string" && method.startsWith(prefix)) return x;
+  return undefined;
 }
 
 /** Sessions the bound (MAX_SESSIONS) made the runtime forget: said, with what was still open in them. */

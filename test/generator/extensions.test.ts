@@ -114,6 +114,17 @@ describe("method patterns", () => {
     expect(codes(ok.diagnostics)).toEqual([]);
   });
 
+  it("an ignore entry's `prefix*` is valid and does not count as ignoring an upstream method; a malformed one → E213", () => {
+    const ignoring = (m: string) => table({ ext: EXT }).replace(/\nignored:.*\n/, `\nignored:\n  - kind: notification\n    match: ["${m}"]\n    reason: what older versions sent\n`);
+    expect(table({ ext: EXT })).toMatch(/\nignored:.*\n/);
+    const r = load(ignoring("ext/*"));
+    // ext/ping stays neither mapped nor ignored: the pattern is for methods no schema lists.
+    expect(codes(r.diagnostics)).toEqual([expect.stringMatching(/^E300 notification method "ext\/ping"/)]);
+    expect((r.table as any).ignored).toContainEqual(expect.objectContaining({ methods: ["ext/*"] }));
+    const bad = load(ignoring("ext*/x"));
+    expect(codes(bad.diagnostics)).toContainEqual(expect.stringMatching(/^E213 "ext\*\/x": a method pattern is a prefix/));
+  });
+
   it("a `*` anywhere but at the end → E213", () => {
     const r = load(table({ rows: [PATTERN_ROW("ext*/x")] }));
     expect(codes(r.diagnostics)).toEqual([expect.stringMatching(/^E213 "ext\*\/x": a method pattern is a prefix followed by one "\*" at the end/)]);
