@@ -203,7 +203,7 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
 /** How the requests each row opens are answered (mappings/README.md "Answers"), by the rows' raw.rule. */
 export const ANSWERS: AnswerTables = {
   surfaces: {
-    // mappings/acp.yaml:245
+    // mappings/acp.yaml:312
     "acp": {
       transports: [],
       envelopes: {
@@ -249,7 +249,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1448
+    // mappings/acp.yaml:1519
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -259,18 +259,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1481",
+          at: "mappings/acp.yaml:1552",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1484",
+          at: "mappings/acp.yaml:1555",
         },
       ],
-      at: "mappings/acp.yaml:1481",
+      at: "mappings/acp.yaml:1552",
     },
-    // mappings/acp.yaml:1593
+    // mappings/acp.yaml:1674
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -280,24 +280,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1608",
+          at: "mappings/acp.yaml:1689",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1611",
+          at: "mappings/acp.yaml:1692",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1613",
+          at: "mappings/acp.yaml:1694",
         },
       ],
-      at: "mappings/acp.yaml:1608",
+      at: "mappings/acp.yaml:1689",
     },
-    // mappings/acp.yaml:1682
+    // mappings/acp.yaml:1763
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -314,18 +314,18 @@ export const ANSWERS: AnswerTables = {
               }) : undefined),
             }),
           }),
-          at: "mappings/acp.yaml:1727",
+          at: "mappings/acp.yaml:1808",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1741",
+          at: "mappings/acp.yaml:1822",
         },
       ],
-      at: "mappings/acp.yaml:1727",
+      at: "mappings/acp.yaml:1808",
     },
-    // mappings/acp.yaml:1795
+    // mappings/acp.yaml:1876
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -334,22 +334,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1815",
+          at: "mappings/acp.yaml:1896",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1817",
+          at: "mappings/acp.yaml:1898",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1819",
+          at: "mappings/acp.yaml:1900",
         },
       ],
-      at: "mappings/acp.yaml:1815",
+      at: "mappings/acp.yaml:1896",
     },
     // mappings/claude-sdk.yaml:663
     "claude-sdk#system-permission-denied": {

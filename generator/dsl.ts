@@ -289,10 +289,12 @@ export interface InputWrapper {
   meta?: Record<string, Path>;
   /** Lines this wrapper matches are ignored, with this reason. */
   ignore?: string;
-  /** The kind of the message (for messages with no tag field). */
+  /** The kind of the message (for messages with no tag field; JSON-RPC: the kind of the recorded call). */
   kind?: string;
-  /** The type (tag value) of the message (for messages with no tag field). */
+  /** The type (tag value) of the message (for messages with no tag field; JSON-RPC: the recorded call's method). */
   type?: string;
+  /** Where the line names the message's type (instead of `type`). */
+  typeFrom?: Path;
 }
 
 export interface KindSpec {

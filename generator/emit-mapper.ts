@@ -729,7 +729,7 @@ function mapperText(t: TableIR, upstreamTypesModule: string, typeNames: Upstream
       body.push(`// ${t.file}:${w.line} — input wrapper "${w.name}"`);
       const ret = w.ignore
         ? `return { ignore: ${lit(`${t.surface}#input-${w.name}`)} };`
-        : `return { wrapper: ${lit(w.name)}, message: ${exprCode(w.message!, new Set())}${meta}${w.kind ? `, kind: ${lit(w.kind)}` : ""}${w.type ? `, type: ${lit(w.type)}` : ""} };`;
+        : `return { wrapper: ${lit(w.name)}, message: ${exprCode(w.message!, new Set())}${meta}${w.kind ? `, kind: ${lit(w.kind)}` : ""}${w.type ? `, type: ${lit(w.type)}` : w.typeFrom ? `, type: ${exprCode(w.typeFrom, new Set())}` : ""} };`;
       body.push(w.when.length ? `if (${w.when.map((c) => condCode(c)).join(" && ")}) ${ret}` : ret);
       // A wrapper without conditions takes every line that reaches it: later wrappers are never tried.
       if (!w.when.length) { unconditional = true; break; }
@@ -818,7 +818,7 @@ export function tableExprs(t: TableIR): Expr[] {
     }
   };
   for (const r of t.rows) { r.when.forEach(cond); r.ids.forEach((i) => expr(i.path)); r.hold?.forEach(expr); r.lets?.forEach((l) => expr(l.value)); steps(r.steps); }
-  for (const w of t.input) { w.when.forEach(cond); expr(w.message); w.meta.forEach(([, e]) => expr(e)); }
+  for (const w of t.input) { w.when.forEach(cond); expr(w.message); if (w.typeFrom) expr(w.typeFrom); w.meta.forEach(([, e]) => expr(e)); }
   return out;
 }
 

@@ -90,7 +90,7 @@ export type StepIR = (
   /** The step's named values (`let:`), computed once the step's condition holds, before the step runs. */
   lets?: LetIR[];
 };
-export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number; kind?: string; type?: string }
+export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number; kind?: string; type?: string; typeFrom?: Expr }
 export interface ExampleIR { name: string; line: number; given: unknown[]; input: unknown; out: { type: string; payload?: unknown; ids?: Role[] }[] }
 export interface RowIR {
   rule: string; kind: Kind; methods: string[]; line: number; description?: string;

@@ -209,11 +209,14 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const rowMethods = new Set(rows.filter((r) => r.kind === "notification").flatMap((r) => r.methods));
   for (const t of dispatchTargets) if (!rowMethods.has(t.method)) ds.push(src.diag(t.path, "E273", `dispatched method "${t.method}" has no notification row in this table`));
 
-  // 4b. Input wrappers (tagged protocols): conditions and paths on the raw input line (one condition grammar, the
+  // 4b. Input wrappers: conditions and paths on the raw input line (one condition grammar, the
   // same as rows'; the line has no upstream schema, so its paths are not checked).
   const input: InputIR[] = (v.input ?? []).map((w: any, wi: number) => {
     const p = ["input", wi];
-    if (!tagged) ds.push(src.diag(p, "E310", `"input" wrappers are for tagged protocols`));
+    // JSON-RPC: a wrapper reads a recorded call that carries no JSON-RPC envelope (a test harness's `{kind, payload}`):
+    // it names the call's kind and method; lines no wrapper matches are JSON-RPC messages as usual.
+    if (!tagged && !w.ignore && (w.kind === undefined || (w.type === undefined && w.typeFrom === undefined))) ds.push(src.diag(p, "E310", `an input wrapper of a JSON-RPC table names the call's "kind" and its method ("type", or "typeFrom": a path on the line)`));
+    if (w.type !== undefined && w.typeFrom !== undefined) ds.push(src.diag([...p, "typeFrom"], "E313", `"type" and "typeFrom" both given: one names the message's type`));
     // Paths are on the input line; `capture.x` reads the capture wrapper pushLine removed ({dir, channel, …}).
     const path = (x: string): Expr & { k: "path" } => {
       const segs = String(x).split(".");
@@ -230,6 +233,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     if (!w.ignore && w.message === undefined) ds.push(src.diag(p, "E311", `an input wrapper needs "message" (a path, or "." for the line itself) or "ignore" (a reason)`));
     return {
       name: w.name, when, line: src.pos(p).line, ignore: w.ignore, kind: w.kind, type: w.type,
+      ...(w.typeFrom !== undefined ? { typeFrom: path(String(w.typeFrom)) } : {}),
       message: w.message === undefined ? undefined : path(w.message),
       meta: Object.entries<any>(w.meta ?? {}).map(([k, x]) => [k, path(x)] as [string, Expr]),
     };

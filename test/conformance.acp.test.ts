@@ -6,8 +6,8 @@
  * Formats (../shared/recordings/README.md):
  * - t3code-*.ndjson: `{ts, channel, message}`; pushLine's unwrap maps channel client->server → out, server->client →
  *   in. Lines without a JSON-RPC message (scenario-result, lifecycle, permission-decision…) are skipped here.
- * - claude-agent-acp-*.jsonl: scenario snapshot lines `{kind, method?, payload}` without JSON-RPC ids; rebuilt here as
- *   messages (responses get a synthetic request so they correlate). Some are ACP v2 drafts: session/update kinds
+ * - claude-agent-acp-*.jsonl: scenario snapshot lines `{kind, method?, payload}` without JSON-RPC ids, read by
+ *   acp.yaml's input wrappers (recorded-*) as pushLine reads them: every line is a message the table knows. Some are ACP v2 drafts: session/update kinds
  *   outside v1 (state_update, user_message…) may surface as unknown; only v1 kinds must be known. Snapshots, not
  *   whole sessions: open tool calls/permissions are not asserted.
  * - acplazybridge-*.jsonl: bare agent→client lines (answers to requests the file does not contain).
@@ -38,20 +38,13 @@ function replay(file: string): Run {
   const events: CanonicalEvent[] = [];
   const lines = readFileSync(join(DIR, file), "utf8").split("\n").filter((l) => l.trim() !== "");
   let inputs = 0;
-  let synthetic = 100000;
   const push = (message: unknown, direction?: Direction) => { inputs++; events.push(...n.push(message, { direction })); };
   for (const line of lines) {
     const w = JSON.parse(line);
     if (file.startsWith("claude-agent-acp-")) {
-      const p = w.payload;
-      if (w.kind === "sessionUpdate") push({ jsonrpc: "2.0", method: "session/update", params: p }, "in");
-      else if (w.kind === "notification") push({ jsonrpc: "2.0", method: w.method, params: p }, "in");
-      else if (w.kind === "request") push({ jsonrpc: "2.0", id: synthetic++, method: w.method, params: p }, "in");
-      else if (w.kind === "response" || w.kind === "promptResponse") {
-        const id = synthetic++;
-        push({ jsonrpc: "2.0", id, method: w.method ?? "session/prompt", params: { sessionId: "<session>" } }, "out");
-        push({ jsonrpc: "2.0", id, result: p }, "in");
-      }
+      // read as the CLI reads them: acp.yaml's input wrappers (recorded-*) make each record the message it records
+      inputs++;
+      events.push(...n.pushLine(line));
       continue;
     }
     if (file.startsWith("t3code-")) {
@@ -111,6 +104,18 @@ describeDev(`conformance: ${SURFACE} dev recordings`, present, DIR, () => {
         const ext = get().events.filter((e) => /^(cursor\/|_)/.test(String((e as any).raw?.method ?? "")));
         for (const e of ext) expect((e as any).raw.rule, `#${e.sequence} ${(e as any).raw.method}`).toMatch(/^acp#/);
       });
+
+      if (file.startsWith("claude-agent-acp-")) {
+        it("every record is read as the message it records: none is malformed or ignored, and a v1 snapshot has no unknown", () => {
+          const n = createNormalizer({ surface: SURFACE, ids: counterIds(), clock: steppingClock() });
+          const lines = readFileSync(join(DIR, file), "utf8").split("\n").filter((l) => l.trim() !== "");
+          for (const line of lines) n.pushLine(line);
+          const o = n.stats().outcomes;
+          expect(o.malformed + o.ignored).toBe(0);
+          expect(o.mapped + o.silent + o.unknown).toBe(lines.length);
+          if (!lines.some((l) => /"protocolVersion":2/.test(l))) expect(o.unknown).toBe(0);
+        });
+      }
 
       if (file.startsWith("t3code-")) {
         it("every tool call and permission request is closed; every prompt turn completes", () => {

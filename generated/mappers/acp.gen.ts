@@ -35,8 +35,8 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 6c10801cfc1b7e90445fcd7ec5fb2830ba311d879e84f3be54b65c666e4ca52c
-import type { IdRef, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+// Mapping table mappings/acp.yaml: sha256 28eae8dfe34c833d709341401adffef4620327930d818ddb974f0af2d768b630
+import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
@@ -51,7 +51,7 @@ export type JsonRpcResponse = { id: string | number; result?: unknown; error?: {
 /** Any message of the acp surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
-// map "decision" (mappings/acp.yaml:123)
+// map "decision" (mappings/acp.yaml:190)
 type V_decision = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["allow_once", "allow_once"],
@@ -68,7 +68,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "elicitationDecision" (mappings/acp.yaml:132)
+// map "elicitationDecision" (mappings/acp.yaml:199)
 type V_elicitationDecision = "answered" | "reject_once" | "cancelled" | "allow_once";
 const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
   ["accept", "answered"],
@@ -88,7 +88,7 @@ function map_elicitationDecision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKind" (mappings/acp.yaml:144)
+// map "toolKind" (mappings/acp.yaml:211)
 type V_toolKind = "command_execution" | "file_change" | "web_search" | "dynamic_tool_call";
 const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["execute", "command_execution"],
@@ -109,7 +109,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKindKnown" (mappings/acp.yaml:158)
+// map "toolKindKnown" (mappings/acp.yaml:225)
 type V_toolKindKnown = "command_execution" | "file_change" | "web_search" | "dynamic_tool_call";
 const M_toolKindKnown: ReadonlyMap<string, V_toolKindKnown> = new Map([
   ["execute", "command_execution"],
@@ -130,7 +130,7 @@ function map_toolKindKnown(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKindKnown.get(String(v)) : undefined) ?? d;
 }
 
-// map "executeToolLabel" (mappings/acp.yaml:174)
+// map "executeToolLabel" (mappings/acp.yaml:241)
 type V_executeToolLabel = "tool";
 const M_executeToolLabel: ReadonlyMap<string, V_executeToolLabel> = new Map([
   ["Shell", "tool"],
@@ -151,7 +151,7 @@ function map_executeToolLabel(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_executeToolLabel.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolStatus" (mappings/acp.yaml:177)
+// map "toolStatus" (mappings/acp.yaml:244)
 type V_toolStatus = "inProgress" | "completed" | "failed";
 const M_toolStatus: ReadonlyMap<string, V_toolStatus> = new Map([
   ["pending", "inProgress"],
@@ -166,7 +166,7 @@ function map_toolStatus(v: unknown, d: unknown = "inProgress"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "chunkItem" (mappings/acp.yaml:185)
+// map "chunkItem" (mappings/acp.yaml:252)
 type V_chunkItem = "assistant_message" | "reasoning";
 const M_chunkItem: ReadonlyMap<string, V_chunkItem> = new Map([
   ["agent_message_chunk", "assistant_message"],
@@ -179,7 +179,7 @@ function map_chunkItem(v: unknown, d: unknown = "assistant_message"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_chunkItem.get(String(v)) : undefined) ?? d;
 }
 
-// map "chunkStream" (mappings/acp.yaml:188)
+// map "chunkStream" (mappings/acp.yaml:255)
 type V_chunkStream = "assistant_text" | "reasoning_text";
 const M_chunkStream: ReadonlyMap<string, V_chunkStream> = new Map([
   ["agent_message_chunk", "assistant_text"],
@@ -192,7 +192,7 @@ function map_chunkStream(v: unknown, d: unknown = "assistant_text"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_chunkStream.get(String(v)) : undefined) ?? d;
 }
 
-// map "historyMarker" (mappings/acp.yaml:194)
+// map "historyMarker" (mappings/acp.yaml:261)
 type V_historyMarker = "session-context" | "tool-result" | "interrupted" | "local-command-output";
 const M_historyMarker: ReadonlyMap<string, V_historyMarker> = new Map([
 ]);
@@ -212,7 +212,7 @@ function map_historyMarker(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "refused" (mappings/acp.yaml:205)
+// map "refused" (mappings/acp.yaml:272)
 type V_refused = "declined";
 const M_refused: ReadonlyMap<string, V_refused> = new Map([
   ["reject_once", "declined"],
@@ -226,7 +226,7 @@ function map_refused(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_refused.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionTypeKnown" (mappings/acp.yaml:208)
+// map "permissionTypeKnown" (mappings/acp.yaml:275)
 type V_permissionTypeKnown = "command_execution_approval" | "file_change_approval";
 const M_permissionTypeKnown: ReadonlyMap<string, V_permissionTypeKnown> = new Map([
   ["execute", "command_execution_approval"],
@@ -241,7 +241,7 @@ function map_permissionTypeKnown(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionTypeKnown.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/acp.yaml:215)
+// map "permissionType" (mappings/acp.yaml:282)
 type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["execute", "command_execution_approval"],
@@ -256,7 +256,7 @@ function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "stopReason" (mappings/acp.yaml:223)
+// map "stopReason" (mappings/acp.yaml:290)
 type V_stopReason = "completed" | "failed" | "cancelled";
 const M_stopReason: ReadonlyMap<string, V_stopReason> = new Map([
   ["end_turn", "completed"],
@@ -272,7 +272,7 @@ function map_stopReason(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_stopReason.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/acp.yaml:232)
+// map "planDone" (mappings/acp.yaml:299)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -284,7 +284,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/acp.yaml:235)
+// map "planStatus" (mappings/acp.yaml:302)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -298,7 +298,7 @@ function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/acp.yaml:239)
+// map "todoStatus" (mappings/acp.yaml:306)
 type V_todoStatus = "completed" | "inProgress";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["completed", "completed"],
@@ -353,7 +353,7 @@ const ID_item_close_4: IdRef = { role: "item", op: "close", field: "params.toolC
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "result.sessionId" };
 const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "request.params.sessionId" };
 
-/** mappings/acp.yaml:260 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:327 — notification session/update → thread.token-usage.updated */
 function r_agent_chunk_empty(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.content?.text === "")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -374,7 +374,7 @@ function r_agent_chunk_empty(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:288 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
+/** mappings/acp.yaml:355 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
 function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && cx.vars.prompting.get(m.params?.sessionId) == null && cx.vars["replay-turn"].get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -391,7 +391,7 @@ function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:350 — notification session/update → item.started, content.delta, item.completed */
+/** mappings/acp.yaml:417 — notification session/update → item.started, content.delta, item.completed */
 function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -406,7 +406,7 @@ function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:387 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:454 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -420,7 +420,7 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:428 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:495 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -434,7 +434,7 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:459 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:526 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -450,7 +450,7 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:489 — notification session/update → turn.completed */
+/** mappings/acp.yaml:556 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.vars.loading.get(m.params?.sessionId) === true && cx.vars["replayed-user"].get(`${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -463,7 +463,7 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:529 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:596 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.vars.loading.get(m.params?.sessionId) === true && cx.vars["replayed-turn"].get(`${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -492,7 +492,7 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/acp.yaml:576 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:643 — notification session/update → item.started, item.completed */
 function r_user_message_chunk_history_marker(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -515,7 +515,7 @@ function r_user_message_chunk_history_marker(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/acp.yaml:621 — notification session/update → turn.completed */
+/** mappings/acp.yaml:688 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null && cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -527,7 +527,7 @@ function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:652 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:719 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.vars.prompting.get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -555,7 +555,7 @@ function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:705 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:772 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -572,7 +572,7 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:741 — notification session/update → turn.diff.updated, item.started */
+/** mappings/acp.yaml:808 — notification session/update → turn.diff.updated, item.started */
 function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.vars.prompting.get(m.params?.sessionId) == null && cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -620,7 +620,7 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
   return true;
 }
 
-/** mappings/acp.yaml:801 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:868 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -688,7 +688,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:889 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:956 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -757,7 +757,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   return true;
 }
 
-/** mappings/acp.yaml:965 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:1036 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -815,7 +815,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1082 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:1153 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -865,7 +865,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:1121 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:1192 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -914,7 +914,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1168 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:1239 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -928,7 +928,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:1184 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1255 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -942,7 +942,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1223 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1294 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.vars["replay-turn"].get(m.params?.sessionId) != null && cx.vars.loading.get(m.params?.sessionId) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -956,7 +956,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1252 — notification session/update → session.configured */
+/** mappings/acp.yaml:1323 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -966,7 +966,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1267 — notification session/update → session.configured */
+/** mappings/acp.yaml:1338 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -977,7 +977,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1283 — notification session/update → session.configured */
+/** mappings/acp.yaml:1354 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -987,7 +987,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1298 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1369 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -998,7 +998,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1314 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1385 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1007,7 +1007,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1333 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1404 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1016,7 +1016,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1352 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1423 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1031,7 +1031,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1378 — notification session/update → item.completed */
+/** mappings/acp.yaml:1449 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1046,7 +1046,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1399 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1470 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1065,7 +1065,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1424 — notification session/update → content.delta */
+/** mappings/acp.yaml:1495 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1078,7 +1078,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1448 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1519 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1119,7 +1119,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1501 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1582 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.result != null && cx.vars["permission-opened"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (
@@ -1152,7 +1152,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1558 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1639 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1169,7 +1169,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1593 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1674 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -1177,7 +1177,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1621 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1702 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -1190,7 +1190,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1646 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1727 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -1203,7 +1203,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1682 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1763 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1235,7 +1235,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1756 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1837 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1253,7 +1253,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1795 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1876 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1272,7 +1272,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1827 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1908 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1286,7 +1286,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1849 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1930 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1297,7 +1297,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1871 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1952 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1318,7 +1318,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1903 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1984 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1336,7 +1336,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1932 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:2013 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1357,14 +1357,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1961 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:2042 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:1974 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:2055 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1378,7 +1378,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:1988 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:2069 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1388,7 +1388,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:2005 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:2086 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1402,7 +1402,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2029 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:2110 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1417,7 +1417,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2055 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2136 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1426,7 +1426,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2070 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2151 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1435,7 +1435,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2083 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2164 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1445,7 +1445,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:2099 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2180 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1454,7 +1454,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2112 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2193 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1464,7 +1464,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2128 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2209 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1473,7 +1473,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2143 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2224 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1485,7 +1485,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2171 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2252 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1501,19 +1501,19 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:2215 — clientRequest session/load */
+/** mappings/acp.yaml:2296 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.loading, m.params?.sessionId, true);
   return true;
 }
 
-/** mappings/acp.yaml:2230 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2311 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2243 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2324 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1524,7 +1524,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2262 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2343 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1532,7 +1532,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2281 — clientRequest session/cancel* → runtime.warning */
+/** mappings/acp.yaml:2362 — clientRequest session/cancel* → runtime.warning */
 function r_cancel_as_request(m: View<Member<ClientRequestMessage, "method", "session/cancel*">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1543,7 +1543,7 @@ function r_cancel_as_request(m: View<Member<ClientRequestMessage, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:2300 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2381 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1561,7 +1561,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2325 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2406 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1575,7 +1575,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2344 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2425 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1583,13 +1583,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2366 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2447 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2379 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2460 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1610,7 +1610,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2420 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2501 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1630,7 +1630,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2452 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2533 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1638,14 +1638,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2471 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2552 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2486 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2567 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1671,7 +1671,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2540 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2621 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1684,7 +1684,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2575 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2656 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1692,7 +1692,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2593 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2674 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1703,7 +1703,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2611 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2692 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1714,7 +1714,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2629 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2710 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1724,7 +1724,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2646 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2727 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1736,7 +1736,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2674 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2755 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1746,14 +1746,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2727 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2813 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2743 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2829 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1761,87 +1761,87 @@ function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): bool
 }
 
 // the rows, each once (a row of several methods is in each method's list)
-const ROW_agent_chunk_empty: Row = { rule: "acp#agent-chunk-empty", line: 260, run: r_agent_chunk_empty };
-const ROW_agent_chunk_outside_turn: Row = { rule: "acp#agent-chunk-outside-turn", line: 288, run: r_agent_chunk_outside_turn };
-const ROW_agent_chunk_replayed: Row = { rule: "acp#agent-chunk-replayed", line: 350, run: r_agent_chunk_replayed };
-const ROW_agent_message_chunk: Row = { rule: "acp#agent-message-chunk", line: 387, run: r_agent_message_chunk };
-const ROW_agent_thought_chunk: Row = { rule: "acp#agent-thought-chunk", line: 428, run: r_agent_thought_chunk };
-const ROW_agent_content_chunk_other: Row = { rule: "acp#agent-content-chunk-other", line: 459, run: r_agent_content_chunk_other };
-const ROW_user_message_chunk_replayed_closes_turn: Row = { rule: "acp#user-message-chunk-replayed-closes-turn", line: 489, run: r_user_message_chunk_replayed_closes_turn };
-const ROW_user_message_chunk_replayed_opens_turn: Row = { rule: "acp#user-message-chunk-replayed-opens-turn", line: 529, run: r_user_message_chunk_replayed_opens_turn };
-const ROW_user_message_chunk_history_marker: Row = { rule: "acp#user-message-chunk-history-marker", line: 576, run: r_user_message_chunk_history_marker };
-const ROW_user_message_chunk_replayed_ends_turn: Row = { rule: "acp#user-message-chunk-replayed-ends-turn", line: 621, run: r_user_message_chunk_replayed_ends_turn };
-const ROW_user_message_chunk_replayed_starts_turn: Row = { rule: "acp#user-message-chunk-replayed-starts-turn", line: 652, run: r_user_message_chunk_replayed_starts_turn };
-const ROW_user_message_chunk: Row = { rule: "acp#user-message-chunk", line: 705, run: r_user_message_chunk };
-const ROW_tool_call_replayed_finished: Row = { rule: "acp#tool-call-replayed-finished", line: 741, run: r_tool_call_replayed_finished };
-const ROW_tool_call_finished: Row = { rule: "acp#tool-call-finished", line: 801, run: r_tool_call_finished };
-const ROW_tool_call: Row = { rule: "acp#tool-call", line: 889, run: r_tool_call };
-const ROW_tool_call_update_completed: Row = { rule: "acp#tool-call-update-completed", line: 965, run: r_tool_call_update_completed };
-const ROW_tool_call_update_failed: Row = { rule: "acp#tool-call-update-failed", line: 1082, run: r_tool_call_update_failed };
-const ROW_tool_call_update: Row = { rule: "acp#tool-call-update", line: 1121, run: r_tool_call_update };
-const ROW_plan: Row = { rule: "acp#plan", line: 1168, run: r_plan };
-const ROW_usage_update: Row = { rule: "acp#usage-update", line: 1184, run: r_usage_update };
-const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1223, run: r_available_commands_update_ends_replay };
-const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1252, run: r_available_commands_update };
-const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1267, run: r_current_mode_update };
-const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1283, run: r_config_option_update };
-const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1298, run: r_session_info_update };
-const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1314, run: r_notice_error };
-const ROW_notice: Row = { rule: "acp#notice", line: 1333, run: r_notice };
-const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1352, run: r_compaction_completed };
-const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1378, run: r_compaction_ended };
-const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1399, run: r_compaction_update };
-const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1424, run: r_compaction_summary_chunk };
-const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1448, run: r_request_permission };
-const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1501, run: r_request_permission_refused };
-const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1558, run: r_request_permission_response };
-const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1593, run: r_elicitation_request };
-const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1621, run: r_elicitation_response };
-const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1646, run: r_agent_request_failed };
-const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1682, run: r_cursor_ask_question };
-const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1756, run: r_cursor_ask_question_answer };
-const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1795, run: r_cursor_create_plan };
-const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1827, run: r_cursor_create_plan_answer };
-const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1849, run: r_cursor_update_todos };
-const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1871, run: r_cursor_task_completed };
-const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1903, run: r_cursor_task };
-const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 1932, run: r_cursor_generate_image };
-const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 1961, run: r_qwen_prompt_suggestion };
-const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 1974, run: r_qwen_mode_update };
-const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 1988, run: r_qwen_model_update };
-const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 2005, run: r_qwen_drain_queue_answer_items };
-const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 2029, run: r_qwen_drain_queue_answer };
-const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 2055, run: r_extension_notification };
-const ROW_extension_request: Row = { rule: "acp#extension-request", line: 2070, run: r_extension_request };
-const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2083, run: r_extension_request_answer };
-const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2099, run: r_client_extension_request };
-const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2112, run: r_client_extension_answer };
-const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2128, run: r_client_extension_notification };
-const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2143, run: r_prompt_ends_replayed_turn };
-const ROW_prompt: Row = { rule: "acp#prompt", line: 2171, run: r_prompt };
-const ROW_load: Row = { rule: "acp#load", line: 2215, run: r_load };
-const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2230, run: r_auth_status_update };
-const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2243, run: r_tool_call_cancel };
-const ROW_cancel: Row = { rule: "acp#cancel", line: 2262, run: r_cancel };
-const ROW_cancel_as_request: Row = { rule: "acp#cancel-as-request", line: 2281, run: r_cancel_as_request };
-const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2300, run: r_initialize_response_v2 };
-const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2325, run: r_initialize_response };
-const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2344, run: r_authenticate_failed };
-const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2366, run: r_authenticate_response };
-const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2379, run: r_session_new_response };
-const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2420, run: r_session_fork_response };
-const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2452, run: r_session_set_title_response };
-const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2471, run: r_auth_status_response };
-const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2486, run: r_session_load_response };
-const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2540, run: r_session_load_failed };
-const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2575, run: r_session_close_response };
-const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2593, run: r_set_mode_response };
-const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2611, run: r_set_model_response };
-const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2629, run: r_set_config_option_response };
-const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2646, run: r_prompt_failed };
-const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2674, run: r_prompt_response };
-const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2727, run: r_client_request_unsupported };
-const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2743, run: r_client_request_failed };
+const ROW_agent_chunk_empty: Row = { rule: "acp#agent-chunk-empty", line: 327, run: r_agent_chunk_empty };
+const ROW_agent_chunk_outside_turn: Row = { rule: "acp#agent-chunk-outside-turn", line: 355, run: r_agent_chunk_outside_turn };
+const ROW_agent_chunk_replayed: Row = { rule: "acp#agent-chunk-replayed", line: 417, run: r_agent_chunk_replayed };
+const ROW_agent_message_chunk: Row = { rule: "acp#agent-message-chunk", line: 454, run: r_agent_message_chunk };
+const ROW_agent_thought_chunk: Row = { rule: "acp#agent-thought-chunk", line: 495, run: r_agent_thought_chunk };
+const ROW_agent_content_chunk_other: Row = { rule: "acp#agent-content-chunk-other", line: 526, run: r_agent_content_chunk_other };
+const ROW_user_message_chunk_replayed_closes_turn: Row = { rule: "acp#user-message-chunk-replayed-closes-turn", line: 556, run: r_user_message_chunk_replayed_closes_turn };
+const ROW_user_message_chunk_replayed_opens_turn: Row = { rule: "acp#user-message-chunk-replayed-opens-turn", line: 596, run: r_user_message_chunk_replayed_opens_turn };
+const ROW_user_message_chunk_history_marker: Row = { rule: "acp#user-message-chunk-history-marker", line: 643, run: r_user_message_chunk_history_marker };
+const ROW_user_message_chunk_replayed_ends_turn: Row = { rule: "acp#user-message-chunk-replayed-ends-turn", line: 688, run: r_user_message_chunk_replayed_ends_turn };
+const ROW_user_message_chunk_replayed_starts_turn: Row = { rule: "acp#user-message-chunk-replayed-starts-turn", line: 719, run: r_user_message_chunk_replayed_starts_turn };
+const ROW_user_message_chunk: Row = { rule: "acp#user-message-chunk", line: 772, run: r_user_message_chunk };
+const ROW_tool_call_replayed_finished: Row = { rule: "acp#tool-call-replayed-finished", line: 808, run: r_tool_call_replayed_finished };
+const ROW_tool_call_finished: Row = { rule: "acp#tool-call-finished", line: 868, run: r_tool_call_finished };
+const ROW_tool_call: Row = { rule: "acp#tool-call", line: 956, run: r_tool_call };
+const ROW_tool_call_update_completed: Row = { rule: "acp#tool-call-update-completed", line: 1036, run: r_tool_call_update_completed };
+const ROW_tool_call_update_failed: Row = { rule: "acp#tool-call-update-failed", line: 1153, run: r_tool_call_update_failed };
+const ROW_tool_call_update: Row = { rule: "acp#tool-call-update", line: 1192, run: r_tool_call_update };
+const ROW_plan: Row = { rule: "acp#plan", line: 1239, run: r_plan };
+const ROW_usage_update: Row = { rule: "acp#usage-update", line: 1255, run: r_usage_update };
+const ROW_available_commands_update_ends_replay: Row = { rule: "acp#available-commands-update-ends-replay", line: 1294, run: r_available_commands_update_ends_replay };
+const ROW_available_commands_update: Row = { rule: "acp#available-commands-update", line: 1323, run: r_available_commands_update };
+const ROW_current_mode_update: Row = { rule: "acp#current-mode-update", line: 1338, run: r_current_mode_update };
+const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 1354, run: r_config_option_update };
+const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1369, run: r_session_info_update };
+const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1385, run: r_notice_error };
+const ROW_notice: Row = { rule: "acp#notice", line: 1404, run: r_notice };
+const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1423, run: r_compaction_completed };
+const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1449, run: r_compaction_ended };
+const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1470, run: r_compaction_update };
+const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1495, run: r_compaction_summary_chunk };
+const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1519, run: r_request_permission };
+const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1582, run: r_request_permission_refused };
+const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1639, run: r_request_permission_response };
+const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1674, run: r_elicitation_request };
+const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1702, run: r_elicitation_response };
+const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1727, run: r_agent_request_failed };
+const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1763, run: r_cursor_ask_question };
+const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1837, run: r_cursor_ask_question_answer };
+const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1876, run: r_cursor_create_plan };
+const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1908, run: r_cursor_create_plan_answer };
+const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1930, run: r_cursor_update_todos };
+const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1952, run: r_cursor_task_completed };
+const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1984, run: r_cursor_task };
+const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 2013, run: r_cursor_generate_image };
+const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 2042, run: r_qwen_prompt_suggestion };
+const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 2055, run: r_qwen_mode_update };
+const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 2069, run: r_qwen_model_update };
+const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 2086, run: r_qwen_drain_queue_answer_items };
+const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 2110, run: r_qwen_drain_queue_answer };
+const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 2136, run: r_extension_notification };
+const ROW_extension_request: Row = { rule: "acp#extension-request", line: 2151, run: r_extension_request };
+const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2164, run: r_extension_request_answer };
+const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2180, run: r_client_extension_request };
+const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2193, run: r_client_extension_answer };
+const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2209, run: r_client_extension_notification };
+const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2224, run: r_prompt_ends_replayed_turn };
+const ROW_prompt: Row = { rule: "acp#prompt", line: 2252, run: r_prompt };
+const ROW_load: Row = { rule: "acp#load", line: 2296, run: r_load };
+const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2311, run: r_auth_status_update };
+const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2324, run: r_tool_call_cancel };
+const ROW_cancel: Row = { rule: "acp#cancel", line: 2343, run: r_cancel };
+const ROW_cancel_as_request: Row = { rule: "acp#cancel-as-request", line: 2362, run: r_cancel_as_request };
+const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2381, run: r_initialize_response_v2 };
+const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2406, run: r_initialize_response };
+const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2425, run: r_authenticate_failed };
+const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2447, run: r_authenticate_response };
+const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2460, run: r_session_new_response };
+const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2501, run: r_session_fork_response };
+const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2533, run: r_session_set_title_response };
+const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2552, run: r_auth_status_response };
+const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2567, run: r_session_load_response };
+const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2621, run: r_session_load_failed };
+const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2656, run: r_session_close_response };
+const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2674, run: r_set_mode_response };
+const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2692, run: r_set_model_response };
+const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2710, run: r_set_config_option_response };
+const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2727, run: r_prompt_failed };
+const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2755, run: r_prompt_response };
+const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2813, run: r_client_request_unsupported };
+const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2829, run: r_client_request_failed };
 const PICK_NOTIFICATION_SESSION_UPDATE_1_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_1_OTHER: readonly Row[] = [ROW_agent_content_chunk_other];
 
@@ -1937,6 +1937,35 @@ function pick_notification_session_update(m: Parameters<typeof r_agent_chunk_emp
   }
 }
 
+/** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
+function input(line: JsonView, capture?: unknown): InputMatch | undefined {
+  // mappings/acp.yaml:126 — input wrapper "recorded-session-update"
+  if (line?.kind === "sessionUpdate" && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-session-update", message: line?.payload, kind: "notification", type: "session/update" };
+  // mappings/acp.yaml:131 — input wrapper "recorded-permission-request"
+  if (line?.kind === "requestPermission" && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-permission-request", message: line?.payload, kind: "request", type: "session/request_permission" };
+  // mappings/acp.yaml:136 — input wrapper "recorded-elicitation"
+  if (line?.kind === "createElicitation" && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-elicitation", message: line?.payload, kind: "request", type: "elicitation/create" };
+  // mappings/acp.yaml:141 — input wrapper "recorded-elicitation-complete"
+  if (line?.kind === "completeElicitation" && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-elicitation-complete", message: line?.payload, kind: "notification", type: "elicitation/complete" };
+  // mappings/acp.yaml:146 — input wrapper "recorded-ext-notification"
+  if (line?.kind === "extNotification" && line?.payload?.method != null && line?.jsonrpc == null) return { wrapper: "recorded-ext-notification", message: line?.payload?.params, kind: "notification", type: line?.payload?.method };
+  // mappings/acp.yaml:151 — input wrapper "recorded-initialize"
+  if (line?.kind === "initialize" && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-initialize", message: line?.payload, kind: "clientResponse", type: "initialize" };
+  // mappings/acp.yaml:156 — input wrapper "recorded-new-session"
+  if (line?.kind === "newSession" && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-new-session", message: line?.payload, kind: "clientResponse", type: "session/new" };
+  // mappings/acp.yaml:161 — input wrapper "recorded-load-session"
+  if (line?.kind === "loadSession" && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-load-session", message: line?.payload, kind: "clientResponse", type: "session/load" };
+  // mappings/acp.yaml:166 — input wrapper "recorded-prompt-response"
+  if (line?.kind === "promptResponse" && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-prompt-response", message: line?.payload, kind: "clientResponse", type: "session/prompt" };
+  // mappings/acp.yaml:171 — input wrapper "recorded-notification"
+  if (line?.kind === "notification" && line?.method != null && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-notification", message: line?.payload, kind: "notification", type: line?.method };
+  // mappings/acp.yaml:176 — input wrapper "recorded-request"
+  if (line?.kind === "request" && line?.method != null && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-request", message: line?.payload, kind: "request", type: line?.method };
+  // mappings/acp.yaml:181 — input wrapper "recorded-response"
+  if (line?.kind === "response" && line?.method != null && line?.payload != null && line?.jsonrpc == null) return { wrapper: "recorded-response", message: line?.payload, kind: "clientResponse", type: line?.method };
+  return undefined;
+}
+
 /** The provider session a message belongs to (mappings/acp.yaml:118). */
 function session(m: View<Message>, cx: { readonly meta: JsonView; readonly method: string }): SessionRoute {
   return { key: firstId(m?.params?.sessionId, m?.result?.sessionId) };
@@ -1949,6 +1978,7 @@ export const table: SurfaceTable = {
   protocol: "jsonrpc",
   file: "mappings/acp.yaml",
   tags: { notification: "method", request: "method", response: "method", clientRequest: "method", clientNotification: "method", clientResponse: "method" },
+  input,
   session,
   upstream: { package: "@agentclientprotocol/sdk", version: "2.4.0" },
   sources: { notification: "acp.notification", request: "acp.request", response: "acp.response", clientRequest: "acp.request", clientNotification: "acp.notification", clientResponse: "acp.response" },
@@ -2090,23 +2120,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2761)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2764)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2767)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2770)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2773)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2776)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2779)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2782)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2785)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2789)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2792)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2795)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2798)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2801)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2804)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2807)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2810)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2813)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2847)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2850)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2853)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2856)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2859)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2862)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2865)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2868)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2871)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2875)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2878)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2881)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2884)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2887)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2890)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2893)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2896)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2899)",
   },
 };

@@ -73,6 +73,11 @@ export class PendingCalls {
   /** Calls already answered (bounded): a response to one of these is a second answer, not an unknown id. */
   answered = { server: new Memory<Pending>(ANSWERED_LIMIT), client: new Memory<Pending>(ANSWERED_LIMIT) };
   private order = 0;
+  private recorded = 0;
+  /** An id for a recorded call that carries none (dispatch.ts classifyRpc): `recorded-<n>`, counted per stream. */
+  recordedId(): string {
+    return `recorded-${++this.recorded}`;
+  }
   add(side: "server" | "client", id: string, method: string, message: any): Pending {
     const p: Pending = { method, message, order: ++this.order };
     (side === "server" ? this.server : this.client).set(id, p);

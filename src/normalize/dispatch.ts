@@ -55,6 +55,33 @@ function classify(rt: NormalizerState, known: Record<Kind, Set<string>>, m: any,
   return { error: "not a JSON-RPC message (no method, and no id with result or error)" };
 }
 
+/** JSON-RPC kinds whose message is a call (a request: it gets an id), and the answers (a result). */
+const REQUEST_KINDS: ReadonlySet<Kind> = new Set(["request", "clientRequest"]);
+const RESPONSE_KINDS: ReadonlySet<Kind> = new Set(["response", "clientResponse"]);
+
+/**
+ * JSON-RPC, after the table's input wrappers: a line a wrapper matches is a recorded call without a JSON-RPC envelope
+ * (a test harness's `{kind, payload}`), which the wrapper names the kind and method of; it becomes the JSON-RPC
+ * message it records. It has no id: a request gets `recorded-<n>` (pending, as any call), a response answers no call
+ * the stream holds (its method says what it answers). Any other line is classified as JSON-RPC.
+ */
+function classifyRpc(rt: NormalizerState, ct: Compiled, m: any, o: DispatchOptions): Classified {
+  const input = ct.table.input;
+  const w = input && o.skipInput !== true ? input(m, o.capture) : undefined;
+  if (!w) return classify(rt, ct.known, m, o.direction);
+  if ("ignore" in w) return { ignored: w.ignore };
+  const kind = w.kind!;
+  if (typeof w.type !== "string") return { error: `${ct.table.surface}: input wrapper "${w.wrapper}": the record names no method (got ${JSON.stringify(w.type) ?? "nothing"})` };
+  const method = w.type;
+  if (REQUEST_KINDS.has(kind)) {
+    const id = rt.pending.recordedId();
+    const message = { jsonrpc: "2.0", id, method, params: w.message };
+    return { kind, method, message, meta: w.meta, pending: rt.pending.add(kind === "request" ? "server" : "client", id, method, message) };
+  }
+  if (RESPONSE_KINDS.has(kind)) return { kind, method, message: { jsonrpc: "2.0", id: rt.pending.recordedId(), result: w.message }, meta: w.meta };
+  return { kind, method, message: { jsonrpc: "2.0", method, params: w.message }, meta: w.meta };
+}
+
 /** Tagged protocols: unwrap the input line, then find the kind whose tag field names a known type. */
 function classifyTagged(ct: Compiled, m: any, skipInput: boolean, capture: unknown): Classified {
   let message = m;
@@ -67,6 +94,7 @@ function classifyTagged(ct: Compiled, m: any, skipInput: boolean, capture: unkno
     message = w.message;
     meta = w.meta;
     if (w.type !== undefined) {
+      if (typeof w.type !== "string") return { error: `${ct.table.surface}: input wrapper "${w.wrapper}": the line names no type (got ${JSON.stringify(w.type) ?? "nothing"})` };
       // The wrapper names the message's type (messages with no tag field of their own).
       const kind = w.kind ?? ct.kindOf.get(w.type) ?? ct.kinds[0];
       if (message === null || typeof message !== "object" || Array.isArray(message)) return { error: `${ct.table.surface}: the message is not a JSON object` };
@@ -98,7 +126,7 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
     emitRuntime(rt, { out, type: "runtime.error", payload: { message: `message is not a JSON object (got ${Array.isArray(m) ? "an array" : m === null ? "null" : typeof m})`, class: "validation_error" }, raw });
     return;
   }
-  const c = ct.table.protocol === "tagged" ? classifyTagged(ct, m, o.skipInput === true, o.capture) : classify(rt, ct.known, m, o.direction);
+  const c = ct.table.protocol === "tagged" ? classifyTagged(ct, m, o.skipInput === true, o.capture) : classifyRpc(rt, ct, m, o);
   if ("ignored" in c) { bump(stats.ignored, c.ignored); if (o.top) rt.outcome = "ignored"; return; }
   if ("error" in c) {
     if (c.warn) { stats.unknown++; emitRuntime(rt, { out, type: "runtime.warning", payload: { message: c.error }, raw, rule: c.rule ?? "agentnorm#unknown" }); }

@@ -141,7 +141,8 @@ export type Member<T, K extends PropertyKey, V> = Has<Extract<T, { readonly [P i
 export interface SessionRoute { key?: unknown; parent?: unknown; children?: unknown; next?: boolean }
 
 /** What a tagged table's input wrappers found in a line. */
-export type InputMatch = { wrapper: string; message: unknown; meta?: Record<string, unknown>; kind?: Kind; type?: string } | { ignore: string };
+/** What an input wrapper found: the message (its kind and type when the line names them: `type` is read from the line with `typeFrom`, so unchecked), or an ignore entry. */
+export type InputMatch = { wrapper: string; message: unknown; meta?: Record<string, unknown>; kind?: Kind; type?: unknown } | { ignore: string };
 
 export interface Row {
   /** `<surface>#<rule>`, carried as raw.rule. */

@@ -65,6 +65,7 @@ const CASES: Record<string, [string, string]> = {
   E310: ["maps:", "input:\n  - name: bare\n    message: \".\"\n\nmaps:"],
   E311: ["maps:", "input:\n  - name: nothing\n\nmaps:"],
   E312: ["maps:", "input:\n  - name: bare\n    message: \".\"\n    kind: nope\n\nmaps:"],
+  E313: ["maps:", "input:\n  - name: both\n    message: \".\"\n    kind: notification\n    type: thing/delta\n    typeFrom: method\n\nmaps:"],
   E320: ["maps:", "time: { from: meta.ts }\n\nmaps:"],
   E321: ["maps:", "time: { from: [params.thing.id, params.nope] }\n\nmaps:"],
   E322: ["maps:", "sessions: { key: [params.threadId, params.nope] }\n\nmaps:"],
