@@ -59,7 +59,7 @@ export function lineSession(surface: string, text: string): { key?: string; requ
     m = found.message;
     meta = found.meta;
     if (!m || typeof m !== "object") return {};
-    method = found.type ?? Object.values(t.tags).map((tag) => m[tag]).find((v) => typeof v === "string");
+    method = (typeof found.type === "string" ? found.type : undefined) ?? Object.values(t.tags).map((tag) => m[tag]).find((v) => typeof v === "string");
   } else if (m && typeof m === "object") method = typeof m.method === "string" ? m.method : undefined;
   if (!m || typeof m !== "object") return {};
   const key = t.session ? sessionKey(t.session(m, { meta, method: method ?? "" }).key) : undefined;
