@@ -129,7 +129,7 @@ export function analyzeFile(root: string, file: string, surface: string, opts: {
         if ("ignore" in w) { skip("ignored by the table's input wrappers"); continue; }
         message = w.message;
         wrapperKind = w.kind;
-        wrapperType = w.type;
+        wrapperType = typeof w.type === "string" ? w.type : undefined;
       }
       if (!message || typeof message !== "object" || Array.isArray(message)) { skip("not an object"); continue; }
       const tagged = Object.keys(table.tags).filter((k) => !wrapperKind || k === wrapperKind);
