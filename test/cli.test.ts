@@ -276,14 +276,15 @@ describe("agentnorm matrix / surfaces / help", () => {
     expect(r.stdout).toContain("codex-app-server");
   });
 
-  it("matrix --json: 87 notification methods, 0 missing", () => {
+  it("matrix --json: 87 notification methods, 0 missing; method patterns counted apart", () => {
     const r = cli(["matrix", "--json"]);
     expect(r.status, r.stderr).toBe(0);
     const m = JSON.parse(r.stdout);
     const n = m.surfaces["codex-app-server"].kinds.notification;
     expect(n.total).toBe(87);
     expect(n.missing).toBe(0);
-    expect(Object.keys(n.methods)).toHaveLength(87);
+    expect(Object.keys(n.methods).filter((m) => !m.endsWith("*"))).toHaveLength(87);
+    expect(n.patterns).toBe(Object.keys(n.methods).filter((m) => m.endsWith("*")).length);
     expect(n.mapped + n.ignored).toBe(87);
     for (const [kind, k] of Object.entries<any>(m.surfaces["codex-app-server"].kinds)) expect(k.missing, kind).toBe(0);
   });

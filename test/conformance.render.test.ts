@@ -37,7 +37,8 @@ const FOLDERS: { folder: string; surface: string; files: (name: string) => boole
  * come from several threads, and some name none: those belong to the thread of the frame before them, so an item
  * whose start named no thread can start again in its own thread (late-start).
  */
-const MID_SESSION = /^codex-commitmsg-/;
+/** Excerpts (codex commit-message frames) and harness snapshots that do not record the prompt (claude-agent-acp's). */
+const MID_SESSION = /^(codex-commitmsg-|claude-agent-acp-scenario-)/;
 
 function replay(dir: string, file: string, surface: string): CanonicalEvent[] {
   const n = createNormalizer({ surface, ids: counterIds(), clock: steppingClock(), includeRaw: false });

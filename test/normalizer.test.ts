@@ -344,12 +344,12 @@ describe("unknown, ignored and malformed input", () => {
 
   it("an unknown notification method → exactly one runtime.warning carrying the raw message; stats().unknown + 1", () => {
     const n = det();
-    const msg = { method: "codex/event/brand_new_thing", params: { threadId: T, x: [1, 2, 3] } };
+    const msg = { method: "brand/new_thing", params: { threadId: T, x: [1, 2, 3] } };
     const before = n.stats().unknown;
     const evs = n.push(msg);
     expect(types(evs)).toEqual(["runtime.warning"]);
     expect(evs[0].raw?.payload).toEqual(msg);
-    expect(P(evs[0]).message).toContain("codex/event/brand_new_thing");
+    expect(P(evs[0]).message).toContain("brand/new_thing");
     expect(n.stats().unknown).toBe(before + 1);
     expect(validateCanonicalEvent(evs[0])).toBe(true);
   });
@@ -440,8 +440,8 @@ describe("unknown, ignored and malformed input", () => {
     n.pushLine(JSON.stringify({ channel: "x".repeat(50), note: 1 }));
     expect(Object.keys(n.stats().ignored)).toHaveLength(1);
     // a capture wrapper with a direction still carries its message; a line naming a method is a message, whatever its channel
-    expect(types(n.pushLine(JSON.stringify({ ts: "x", channel: "server->client", message: { method: "codex/event/brand_new_thing", params: {} } })))).toEqual(["runtime.warning"]);
-    expect(types(n.pushLine(JSON.stringify({ channel: "scenario-result", method: "codex/event/brand_new_thing", params: {} })))).toEqual(["runtime.warning"]);
+    expect(types(n.pushLine(JSON.stringify({ ts: "x", channel: "server->client", message: { method: "brand/new_thing", params: {} } })))).toEqual(["runtime.warning"]);
+    expect(types(n.pushLine(JSON.stringify({ channel: "scenario-result", method: "brand/new_thing", params: {} })))).toEqual(["runtime.warning"]);
     // a wrapper of our own recorder's (seq, dir) is never the recorder's own line, whatever it lacks
     expect(types(n.pushLine(JSON.stringify({ seq: 4, dir: "out", channel: "permission" })))).not.toEqual([]);
     expect(n.stats().outcomes.ignored).toBe(2);
