@@ -35,7 +35,7 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 28eae8dfe34c833d709341401adffef4620327930d818ddb974f0af2d768b630
+// Mapping table mappings/acp.yaml: sha256 e9a679b42820ea42ad910396c12e6704439c475586063d149329d78c6363f056
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
@@ -350,6 +350,14 @@ const ID_parent_use: IdRef = { role: "parent", op: "use", field: "params.toolCal
 const ID_task_close: IdRef = { role: "task", op: "close", field: "params.agentId|params.toolCallId" };
 const ID_task_open: IdRef = { role: "task", op: "open", field: "params.agentId|params.toolCallId" };
 const ID_item_close_4: IdRef = { role: "item", op: "close", field: "params.toolCallId" };
+const ID_task_open_2: IdRef = { role: "task", op: "open", field: "params.update.asyncTaskId" };
+const ID_task_close_2: IdRef = { role: "task", op: "close", field: "params.update.asyncTaskId" };
+const ID_task_use: IdRef = { role: "task", op: "use", field: "params.update.asyncTaskId" };
+const ID_task_open_3: IdRef = { role: "task", op: "open", field: "params.update.subagentSessionId" };
+const ID_task_close_3: IdRef = { role: "task", op: "close", field: "params.update.subagentSessionId" };
+const ID_task_use_2: IdRef = { role: "task", op: "use", field: "params.update.subagentSessionId" };
+const ID_task_open_4: IdRef = { role: "task", op: "open", field: "params.update.sessionId" };
+const ID_task_use_3: IdRef = { role: "task", op: "use", field: "params.update.sessionId" };
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "result.sessionId" };
 const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "request.params.sessionId" };
 
@@ -1417,7 +1425,102 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2136 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2143 — notification session/update* → task.started */
+function r_air_async_task_spawned(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "async_task_spawned")) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_task_open_2, m.params?.update?.asyncTaskId);
+  if (cx.isNew("task")) cx.emit("task.started", {
+    taskId: cx.id("task"),
+    description: (stringOf(m.params?.update?.description) ?? stringOf(m.params?.update?.name)),
+    taskType: stringOf(m.params?.update?.taskType),
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:2159 — notification session/update* → task.completed */
+function r_air_async_task_ended(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "async_task_state_update" && (m.params?.update?.state === "completed" || m.params?.update?.state === "failed" || m.params?.update?.state === "stopped"))) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_task_close_2, m.params?.update?.asyncTaskId);
+  if (!cx.isStale("task")) cx.emit("task.completed", {
+    taskId: cx.id("task"),
+    status: m.params?.update?.state,
+    summary: stringOf(m.params?.update?.summary),
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:2176 — notification session/update* → task.progress */
+function r_air_async_task_progress(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
+  if (!((m.params?.update?.sessionUpdate === "async_task_progress" || m.params?.update?.sessionUpdate === "async_task_state_update"))) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_task_use, m.params?.update?.asyncTaskId);
+  cx.emit("task.progress", {
+    taskId: cx.id("task"),
+    description: (stringOf(m.params?.update?.description) ?? stringOf(m.params?.update?.summary) ?? stringOf(m.params?.update?.state) ?? ""),
+    usage: m.params?.update?.usage,
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:2197 — notification session/update* → task.started */
+function r_air_subagent_spawned(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "subagent_spawned")) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_task_open_3, m.params?.update?.subagentSessionId);
+  if (cx.isNew("task")) cx.emit("task.started", {
+    taskId: cx.id("task"),
+    description: (stringOf(m.params?.update?.task) ?? stringOf(m.params?.update?.name)),
+    taskType: "subagent",
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:2212 — notification session/update* → task.completed */
+function r_air_subagent_ended(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "subagent_state_update" && (m.params?.update?.state === "completed" || m.params?.update?.state === "failed" || m.params?.update?.state === "stopped"))) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_task_close_3, m.params?.update?.subagentSessionId);
+  if (!cx.isStale("task")) cx.emit("task.completed", { taskId: cx.id("task"), status: m.params?.update?.state });
+  return true;
+}
+
+/** mappings/acp.yaml:2229 — notification session/update* → task.progress */
+function r_air_subagent_state(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "subagent_state_update")) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_task_use_2, m.params?.update?.subagentSessionId);
+  cx.emit("task.progress", { taskId: cx.id("task"), description: (stringOf(m.params?.update?.state) ?? "") });
+  return true;
+}
+
+/** mappings/acp.yaml:2247 — notification session/update* → task.started */
+function r_air_subagent_session(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "subagent_update" && m.params?.update?.sessionId != null && m.params?.update?.state == null)) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_task_open_4, m.params?.update?.sessionId);
+  if (cx.isNew("task")) cx.emit("task.started", {
+    taskId: cx.id("task"),
+    description: (stringOf(m.params?.update?.description) ?? stringOf(m.params?.update?.title)),
+    taskType: "subagent",
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:2264 — notification session/update* → task.progress */
+function r_air_subagent_session_state(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "subagent_update" && m.params?.update?.sessionId != null)) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_task_use_3, m.params?.update?.sessionId);
+  cx.emit("task.progress", {
+    taskId: cx.id("task"),
+    description: (stringOf(m.params?.update?.state?.state) ?? stringOf(m.params?.update?.state) ?? ""),
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:2282 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1426,7 +1529,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2151 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2297 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1435,7 +1538,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2164 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2310 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1445,7 +1548,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:2180 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2326 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1454,7 +1557,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2193 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2339 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1464,7 +1567,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2209 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2355 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1473,7 +1576,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2224 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2370 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1485,7 +1588,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2252 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2398 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1501,19 +1604,19 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:2296 — clientRequest session/load */
+/** mappings/acp.yaml:2442 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.loading, m.params?.sessionId, true);
   return true;
 }
 
-/** mappings/acp.yaml:2311 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2457 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2324 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2470 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1524,7 +1627,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2343 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2489 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1532,7 +1635,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2362 — clientRequest session/cancel* → runtime.warning */
+/** mappings/acp.yaml:2508 — clientRequest session/cancel* → runtime.warning */
 function r_cancel_as_request(m: View<Member<ClientRequestMessage, "method", "session/cancel*">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1543,7 +1646,7 @@ function r_cancel_as_request(m: View<Member<ClientRequestMessage, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:2381 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2527 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1561,7 +1664,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2406 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2552 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1575,7 +1678,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2425 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2571 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1583,13 +1686,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2447 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2593 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2460 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2606 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1610,7 +1713,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2501 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2647 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1630,7 +1733,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2533 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2679 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1638,14 +1741,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2552 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2698 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2567 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2713 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1671,7 +1774,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2621 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2767 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1684,7 +1787,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2656 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2802 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1692,7 +1795,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2674 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2820 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1703,7 +1806,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2692 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2838 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1714,7 +1817,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2710 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2856 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1724,7 +1827,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2727 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2873 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1736,7 +1839,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2755 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2901 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1746,14 +1849,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2813 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2959 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2829 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2975 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1811,37 +1914,45 @@ const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 2055, ru
 const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 2069, run: r_qwen_model_update };
 const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 2086, run: r_qwen_drain_queue_answer_items };
 const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 2110, run: r_qwen_drain_queue_answer };
-const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 2136, run: r_extension_notification };
-const ROW_extension_request: Row = { rule: "acp#extension-request", line: 2151, run: r_extension_request };
-const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2164, run: r_extension_request_answer };
-const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2180, run: r_client_extension_request };
-const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2193, run: r_client_extension_answer };
-const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2209, run: r_client_extension_notification };
-const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2224, run: r_prompt_ends_replayed_turn };
-const ROW_prompt: Row = { rule: "acp#prompt", line: 2252, run: r_prompt };
-const ROW_load: Row = { rule: "acp#load", line: 2296, run: r_load };
-const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2311, run: r_auth_status_update };
-const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2324, run: r_tool_call_cancel };
-const ROW_cancel: Row = { rule: "acp#cancel", line: 2343, run: r_cancel };
-const ROW_cancel_as_request: Row = { rule: "acp#cancel-as-request", line: 2362, run: r_cancel_as_request };
-const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2381, run: r_initialize_response_v2 };
-const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2406, run: r_initialize_response };
-const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2425, run: r_authenticate_failed };
-const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2447, run: r_authenticate_response };
-const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2460, run: r_session_new_response };
-const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2501, run: r_session_fork_response };
-const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2533, run: r_session_set_title_response };
-const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2552, run: r_auth_status_response };
-const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2567, run: r_session_load_response };
-const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2621, run: r_session_load_failed };
-const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2656, run: r_session_close_response };
-const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2674, run: r_set_mode_response };
-const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2692, run: r_set_model_response };
-const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2710, run: r_set_config_option_response };
-const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2727, run: r_prompt_failed };
-const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2755, run: r_prompt_response };
-const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2813, run: r_client_request_unsupported };
-const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2829, run: r_client_request_failed };
+const ROW_air_async_task_spawned: Row = { rule: "acp#air-async-task-spawned", line: 2143, run: r_air_async_task_spawned };
+const ROW_air_async_task_ended: Row = { rule: "acp#air-async-task-ended", line: 2159, run: r_air_async_task_ended };
+const ROW_air_async_task_progress: Row = { rule: "acp#air-async-task-progress", line: 2176, run: r_air_async_task_progress };
+const ROW_air_subagent_spawned: Row = { rule: "acp#air-subagent-spawned", line: 2197, run: r_air_subagent_spawned };
+const ROW_air_subagent_ended: Row = { rule: "acp#air-subagent-ended", line: 2212, run: r_air_subagent_ended };
+const ROW_air_subagent_state: Row = { rule: "acp#air-subagent-state", line: 2229, run: r_air_subagent_state };
+const ROW_air_subagent_session: Row = { rule: "acp#air-subagent-session", line: 2247, run: r_air_subagent_session };
+const ROW_air_subagent_session_state: Row = { rule: "acp#air-subagent-session-state", line: 2264, run: r_air_subagent_session_state };
+const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 2282, run: r_extension_notification };
+const ROW_extension_request: Row = { rule: "acp#extension-request", line: 2297, run: r_extension_request };
+const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2310, run: r_extension_request_answer };
+const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2326, run: r_client_extension_request };
+const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2339, run: r_client_extension_answer };
+const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2355, run: r_client_extension_notification };
+const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2370, run: r_prompt_ends_replayed_turn };
+const ROW_prompt: Row = { rule: "acp#prompt", line: 2398, run: r_prompt };
+const ROW_load: Row = { rule: "acp#load", line: 2442, run: r_load };
+const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2457, run: r_auth_status_update };
+const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2470, run: r_tool_call_cancel };
+const ROW_cancel: Row = { rule: "acp#cancel", line: 2489, run: r_cancel };
+const ROW_cancel_as_request: Row = { rule: "acp#cancel-as-request", line: 2508, run: r_cancel_as_request };
+const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2527, run: r_initialize_response_v2 };
+const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2552, run: r_initialize_response };
+const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2571, run: r_authenticate_failed };
+const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2593, run: r_authenticate_response };
+const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2606, run: r_session_new_response };
+const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2647, run: r_session_fork_response };
+const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2679, run: r_session_set_title_response };
+const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2698, run: r_auth_status_response };
+const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2713, run: r_session_load_response };
+const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2767, run: r_session_load_failed };
+const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2802, run: r_session_close_response };
+const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2820, run: r_set_mode_response };
+const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2838, run: r_set_model_response };
+const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2856, run: r_set_config_option_response };
+const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2873, run: r_prompt_failed };
+const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2901, run: r_prompt_response };
+const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2959, run: r_client_request_unsupported };
+const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2975, run: r_client_request_failed };
 const PICK_NOTIFICATION_SESSION_UPDATE_1_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_1_OTHER: readonly Row[] = [ROW_agent_content_chunk_other];
 
@@ -1937,6 +2048,27 @@ function pick_notification_session_update(m: Parameters<typeof r_agent_chunk_emp
   }
 }
 
+const PICK_NOTIFICATION_SESSION_UPDATE__1: readonly Row[] = [ROW_air_async_task_spawned];
+const PICK_NOTIFICATION_SESSION_UPDATE__2: readonly Row[] = [ROW_air_async_task_ended, ROW_air_async_task_progress];
+const PICK_NOTIFICATION_SESSION_UPDATE__3: readonly Row[] = [ROW_air_async_task_progress];
+const PICK_NOTIFICATION_SESSION_UPDATE__4: readonly Row[] = [ROW_air_subagent_spawned];
+const PICK_NOTIFICATION_SESSION_UPDATE__5: readonly Row[] = [ROW_air_subagent_ended, ROW_air_subagent_state];
+const PICK_NOTIFICATION_SESSION_UPDATE__6: readonly Row[] = [ROW_air_subagent_session, ROW_air_subagent_session_state];
+const PICK_NOTIFICATION_SESSION_UPDATE__OTHER: readonly Row[] = [];
+
+/** notification "session/update*": the rows that can match a message, by m.params?.update?.sessionUpdate. */
+function pick_notification_session_update_(m: Parameters<typeof r_air_async_task_spawned>[0]): readonly Row[] {
+  switch (m.params?.update?.sessionUpdate) {
+    case "async_task_spawned": return PICK_NOTIFICATION_SESSION_UPDATE__1;
+    case "async_task_state_update": return PICK_NOTIFICATION_SESSION_UPDATE__2;
+    case "async_task_progress": return PICK_NOTIFICATION_SESSION_UPDATE__3;
+    case "subagent_spawned": return PICK_NOTIFICATION_SESSION_UPDATE__4;
+    case "subagent_state_update": return PICK_NOTIFICATION_SESSION_UPDATE__5;
+    case "subagent_update": return PICK_NOTIFICATION_SESSION_UPDATE__6;
+    default: return PICK_NOTIFICATION_SESSION_UPDATE__OTHER;
+  }
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/acp.yaml:126 — input wrapper "recorded-session-update"
@@ -1996,6 +2128,7 @@ export const table: SurfaceTable = {
       "qwen/notify/session/prompt-suggestion": [ROW_qwen_prompt_suggestion],
       "qwen/notify/session/mode-update": [ROW_qwen_mode_update],
       "qwen/notify/session/model-update": [ROW_qwen_model_update],
+      "session/update*": [ROW_air_async_task_spawned, ROW_air_async_task_ended, ROW_air_async_task_progress, ROW_air_subagent_spawned, ROW_air_subagent_ended, ROW_air_subagent_state, ROW_air_subagent_session, ROW_air_subagent_session_state],
       "cursor/*": [ROW_extension_notification],
       "qwen/*": [ROW_extension_notification],
       "craft/*": [ROW_extension_notification],
@@ -2066,7 +2199,7 @@ export const table: SurfaceTable = {
     },
   },
   picks: {
-    notification: { "session/update": pick_notification_session_update },
+    notification: { "session/update": pick_notification_session_update, "session/update*": pick_notification_session_update_ },
   },
   snapshots: false,
   ignored: {
@@ -2120,23 +2253,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2847)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2850)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2853)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2856)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:2859)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2862)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2865)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2868)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2871)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:2875)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:2878)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:2881)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2884)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:2887)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:2890)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:2893)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:2896)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:2899)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2993)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2996)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2999)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:3002)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:3005)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:3008)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:3011)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:3014)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:3017)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:3021)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:3024)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:3027)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:3030)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:3033)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:3036)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:3039)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:3042)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:3045)",
   },
 };
