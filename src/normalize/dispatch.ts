@@ -8,7 +8,7 @@ import type { SessionSlots } from "../../generated/vars.gen.js";
 import type { Kind, Row } from "./table-types.js";
 import type { CanonicalEvent, Direction, DispatchOptions, NormalizerState } from "./state.js";
 import { ANSWERED_TWICE, emitRuntime, Scope, type MessageAt } from "./scope.js";
-import { ignoreKey, type Compiled, type Pending } from "./compiled.js";
+import { ignoreKey, JSONRPC_KINDS, type Compiled, type Pending } from "./compiled.js";
 import type { Partition } from "./sessions.js";
 import { MAX_SESSIONS } from "./sessions.js";
 
@@ -70,7 +70,8 @@ function classifyRpc(rt: NormalizerState, ct: Compiled, m: any, o: DispatchOptio
   const w = input && o.skipInput !== true ? input(m, o.capture) : undefined;
   if (!w) return classify(rt, ct.known, m, o.direction);
   if ("ignore" in w) return { ignored: w.ignore };
-  const kind = w.kind!;
+  const kind = w.kind;
+  if (kind === undefined || !JSONRPC_KINDS.includes(kind)) return { error: `${ct.table.surface}: input wrapper "${w.wrapper}" names no JSON-RPC kind (got ${JSON.stringify(kind) ?? "nothing"})` };
   if (typeof w.type !== "string") return { error: `${ct.table.surface}: input wrapper "${w.wrapper}": the record names no method (got ${JSON.stringify(w.type) ?? "nothing"})` };
   const method = w.type;
   if (REQUEST_KINDS.has(kind)) {

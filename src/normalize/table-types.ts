@@ -140,7 +140,6 @@ export type Member<T, K extends PropertyKey, V> = Has<Extract<T, { readonly [P i
  */
 export interface SessionRoute { key?: unknown; parent?: unknown; children?: unknown; next?: boolean }
 
-/** What a tagged table's input wrappers found in a line. */
 /** What an input wrapper found: the message (its kind and type when the line names them: `type` is read from the line with `typeFrom`, so unchecked), or an ignore entry. */
 export type InputMatch = { wrapper: string; message: unknown; meta?: Record<string, unknown>; kind?: Kind; type?: unknown } | { ignore: string };
 
@@ -162,7 +161,11 @@ export interface SurfaceTable {
   file: string;
   /** kind → the field that names a message's type (`method` for JSON-RPC). */
   tags: Record<Kind, string>;
-  /** Tagged protocols: finds the message inside an input line (absent: the line is the message). */
+  /**
+   * Finds the message inside an input line (absent: the line is the message). Tagged: undefined = no wrapper matches (a
+   * warning). JSON-RPC: a recorded call without its envelope, named by `kind` and `type` (its method); undefined = the
+   * line is a JSON-RPC message.
+   */
   input?: (line: JsonView, capture?: unknown) => InputMatch | undefined;
   /** How pushLine reports a line that is not JSON (default "error"; "warning" for logs mixing text and JSON). */
   nonJsonLines?: "error" | "warning";
