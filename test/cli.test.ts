@@ -97,12 +97,14 @@ describe("agentnorm normalize", () => {
     expect(summary(r.stderr)?.messages).toBe(arr.length);
   });
 
-  it("accepts JSON written over several lines: a document holding the stream in a messages (or events) array, pretty-printed messages", () => {
+  it("accepts JSON written over several lines: a document holding the stream in a messages (or events, or its one) array, pretty-printed messages", () => {
     const messages = FIXTURE_LINES.map((l) => JSON.parse(l));
     const ref = ndjson(cli(["normalize", "--from", "codex-app-server", "--deterministic", FIXTURE]).stdout);
     const pretty = tmpFile("doc.json", JSON.stringify({ scenario: "approval", recordedAt: "2026-01-01", messages, result: { ok: true } }, null, 2) + "\n");
     const oneLine = tmpFile("doc-line.json", JSON.stringify({ events: messages, metadata: { n: messages.length } }) + "\n");
-    for (const file of [pretty, oneLine]) {
+    // another name: the one top-level field holding a list of objects
+    const named = tmpFile("doc-named.json", JSON.stringify({ name: "approval", tags: ["a"], records: messages }, null, 2) + "\n");
+    for (const file of [pretty, oneLine, named]) {
       // detected, not told
       const r = cli(["normalize", "--deterministic", file]);
       expect(r.status, r.stderr).toBe(0);

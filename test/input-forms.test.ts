@@ -29,6 +29,12 @@ describe("documentMessages / streamIn / mayBeDocument", () => {
     expect(documentMessages("{ not json")).toBeUndefined();
     expect(streamIn({ messages: [] })).toBeUndefined();
     expect(streamIn([{ type: "a" }])).toBeUndefined();
+    // any other name: the one field holding a list of objects, in a document that is no message itself
+    expect(streamIn({ name: "run", records: msgs, tags: ["x"] })).toEqual(msgs);
+    expect(streamIn({ records: msgs, other: [{ a: 1 }] })).toBeUndefined();
+    expect(streamIn({ type: "system", mcp_servers: [{ name: "s" }] })).toBeUndefined();
+    expect(streamIn({ method: "m", params: {}, items: msgs })).toBeUndefined();
+    expect(streamIn({ messages: msgs, other: [{ a: 1 }] })).toEqual(msgs);
   });
   it("a reader reads the input whole only when it starts with '{' over several lines, or is that one line", () => {
     expect(mayBeDocument("{", false)).toBe(true);

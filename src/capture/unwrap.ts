@@ -58,18 +58,28 @@ export function unwrapCaptureLine(parsed: unknown): { message: unknown; meta: Na
 /** The fields a JSON document holding a stream keeps it in (the first that holds a non-empty list of objects). */
 const STREAM_FIELDS = ["messages", "events"] as const;
 
+const listOfObjects = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > 0 && v.every((x) => x !== null && typeof x === "object" && !Array.isArray(x));
+
 /**
  * The stream one JSON document holds (a test harness's recording: `{…, "messages": [ … ]}`): its top-level `messages`
- * (or `events`) array when that is a non-empty list of objects; undefined for anything else. Readers look for it only
- * when no surface recognises the input's lines.
+ * (or `events`) array when that is a non-empty list of objects; else, in a document that is no message itself (no
+ * `type` or `method` naming one), the one top-level field that holds such a list, whatever its name (`records`,
+ * `items`, …; two such fields: which is the stream is not clear, so none). Undefined for anything else. Readers look
+ * for it only when no surface recognises the input's lines.
  */
 export function streamIn(doc: unknown): unknown[] | undefined {
   if (!doc || typeof doc !== "object" || Array.isArray(doc)) return undefined;
-  for (const f of STREAM_FIELDS) {
-    const v = (doc as Record<string, unknown>)[f];
-    if (Array.isArray(v) && v.length > 0 && v.every((x) => x !== null && typeof x === "object" && !Array.isArray(x))) return v;
+  const o = doc as Record<string, unknown>;
+  for (const f of STREAM_FIELDS) if (listOfObjects(o[f])) return o[f] as unknown[];
+  if (typeof o.type === "string" || typeof o.method === "string") return undefined;
+  let found: unknown[] | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if (!listOfObjects(v)) continue;
+    if (found) return undefined;
+    found = v;
   }
-  return undefined;
+  return found;
 }
 
 /**
