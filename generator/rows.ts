@@ -7,7 +7,7 @@ import { didYouMean, type Diagnostic, type SourcedYaml } from "./diagnostics.ts"
 import type { CanonicalModel } from "./canonical.ts";
 import { checkVarName, type ExprParser, type ConditionParser } from "./expressions.ts";
 import type { Cond, Expr, ExampleIR, IdIR, KindIR, LetIR, MapIR, Op, Role, RowIR, SnapIR, StepIR, TableContext } from "./ir.ts";
-import { ANY, ANSWERS, enumValues, isMethodPattern, resolvePath, variants, type Kind, type SchemaRef, type UpstreamMethod, type UpstreamSchemas } from "./upstream.ts";
+import { ANY, ANSWERS, enumValues, methodPatternProblems, resolvePath, variants, type Kind, type SchemaRef, type UpstreamMethod, type UpstreamSchemas } from "./upstream.ts";
 
 /** What parsing a row needs from its table (the table stage builds it once). */
 export interface TableEnv {
@@ -56,8 +56,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
     const mpath = Array.isArray(r.match) ? at("match", mi) : at("match");
     if (method.includes("*")) {
       // A pattern (`prefix*`): methods no exact row or ignore entry names; their fields are not in a schema.
-      if (!isMethodPattern(method) || method.indexOf("*") !== method.length - 1) ds.push(src.diag(mpath, "E213", `"${method}": a method pattern is a prefix followed by one "*" at the end (e.g. "cursor/*", "_*", "*")`));
-      if (tagged) ds.push(src.diag(mpath, "E213", `method patterns are for JSON-RPC tables`));
+      for (const problem of methodPatternProblems(method, tagged)) ds.push(src.diag(mpath, "E213", problem));
       const roots = answered ? ["request", "result", "error", "id", "msg"] : ["params", "id", "method", "msg"];
       schemas.push({ method, root: (seg) => (roots.includes(seg) ? { refs: [ANY], required: false } : undefined) });
       return;

@@ -7,7 +7,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { SourcedYaml, didYouMean, type Diagnostic } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
-import { ANSWERS, UpstreamSchemas, enumValues, isMethodPattern, resolvePath, type Kind, type UpstreamMethod } from "./upstream.ts";
+import { ANSWERS, UpstreamSchemas, enumValues, methodPatternProblems, resolvePath, type Kind, type UpstreamMethod } from "./upstream.ts";
 import { expressionParsers, ROLES } from "./expressions.ts";
 import { fieldOfSomeMessage, parseRow, type TableEnv } from "./rows.ts";
 import { parseRange, satisfies, versionParts } from "../src/model/versions.ts";
@@ -330,8 +330,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     g.match.forEach((m: string, mi: number) => {
       if (m.includes("*")) {
         // A pattern (`prefix*`): methods no schema lists that no exact row or ignore entry names (as pattern rows).
-        if (!isMethodPattern(m) || m.indexOf("*") !== m.length - 1) ds.push(src.diag(["ignored", gi, "match", mi], "E213", `"${m}": a method pattern is a prefix followed by one "*" at the end (e.g. "cursor/*", "_*", "*")`));
-        if (tagged) ds.push(src.diag(["ignored", gi, "match", mi], "E213", `method patterns are for JSON-RPC tables`));
+        for (const problem of methodPatternProblems(m, tagged)) ds.push(src.diag(["ignored", gi, "match", mi], "E213", problem));
         return;
       }
       if (known && !known.has(m)) ds.push(src.diag(["ignored", gi, "match", mi], "E214", `${g.kind} method "${m}" does not exist in the upstream schema ${v.upstream.package}@${v.upstream.version}${didYouMean(m, known.keys())}`));

@@ -123,6 +123,14 @@ export function isMethodPattern(m: string): boolean {
   return m.endsWith("*");
 }
 
+/** What is wrong with a `match` that holds a `*` (E213, of a row or an ignore entry alike): nothing, or the messages. */
+export function methodPatternProblems(m: string, tagged: boolean): string[] {
+  const problems: string[] = [];
+  if (!isMethodPattern(m) || m.indexOf("*") !== m.length - 1) problems.push(`"${m}": a method pattern is a prefix followed by one "*" at the end (e.g. "cursor/*", "_*", "*")`);
+  if (tagged) problems.push(`method patterns are for JSON-RPC tables`);
+  return problems;
+}
+
 export interface PathResult {
   ok: boolean;
   /** Every segment is required in every variant that has it (the value is always present in valid input). */

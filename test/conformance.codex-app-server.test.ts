@@ -211,12 +211,18 @@ describeDev(`conformance: ${SURFACE} dev recordings`, present, DIR, () => {
   }
 });
 
+/** A normalizer with thread t1 and its turn u1 started; `note` pushes a notification from the agent. */
+function inTurn() {
+  const n = createNormalizer({ surface: SURFACE, ids: counterIds(), clock: steppingClock() });
+  const note = (method: string, params: object) => n.push({ method, params }, { direction: "in" });
+  note("thread/started", { thread: { id: "t1" } });
+  note("turn/started", { threadId: "t1", turn: { id: "u1", items: [], status: "inProgress" } });
+  return { n, note };
+}
+
 describe("codex-app-server: a delta replaced by an error is not counted as delivered", () => {
   it("the completed item's text then comes out whole, not from the rejected delta's end", () => {
-    const n = createNormalizer({ surface: SURFACE, ids: counterIds(), clock: steppingClock() });
-    const note = (method: string, params: object) => n.push({ method, params }, { direction: "in" });
-    note("thread/started", { thread: { id: "t1" } });
-    note("turn/started", { threadId: "t1", turn: { id: "u1", items: [], status: "inProgress" } });
+    const { n, note } = inTurn();
     note("item/started", { threadId: "t1", turnId: "u1", item: { type: "reasoning", id: "r1", summary: [], content: [] } });
     // contentIndex as a string: not canonical, so this delta becomes a runtime.error
     const bad = note("item/reasoning/textDelta", { threadId: "t1", turnId: "u1", itemId: "r1", delta: "Think", contentIndex: "0" });
@@ -229,10 +235,7 @@ describe("codex-app-server: a delta replaced by an error is not counted as deliv
 
 describe("codex-app-server: what app-servers before the pinned version sent beside the v2 notifications", () => {
   it("codex/event/* and rawResponseItem/* are ignored with their reason (pattern ignore entries); the v2 notification next to them maps", () => {
-    const n = createNormalizer({ surface: SURFACE, ids: counterIds(), clock: steppingClock() });
-    const note = (method: string, params: object) => n.push({ method, params }, { direction: "in" });
-    note("thread/started", { thread: { id: "t1" } });
-    note("turn/started", { threadId: "t1", turn: { id: "u1", items: [], status: "inProgress" } });
+    const { n, note } = inTurn();
     const legacy = note("codex/event/item_completed", { conversationId: "t1", id: "0", msg: { type: "item_completed", thread_id: "t1", turn_id: "u1", item: { Reasoning: { id: "r1", summary_text: ["Hi"] } } } });
     const raw = note("rawResponseItem/completed", { threadId: "t1", turnId: "u1", item: { type: "reasoning", id: "r1" } });
     expect([...legacy, ...raw]).toEqual([]);

@@ -223,23 +223,30 @@ function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind
   const pick = rows && ct.picksOf.get(kind)?.get(method);
   if (run.tryRows(pick ? pick(at.message) : rows)) return;
   const ign = run.ignoredAt(ct.ignoredOf.get(kind)?.get(method), at.message);
-  if (ign) { bump(stats.ignored, ignoreKey(ct, ign, method)); if (at.top) rt.outcome = "ignored"; return; }
-  for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) {
+  if (ign) return ignored(rt, ct, at, ign, method);
+  // patterns, longest prefix first: a pattern row's rows, or an ignore entry's id
+  for (const [prefix, rowsOrIgnore] of ct.patternsOf.get(kind) ?? []) {
     if (!method.startsWith(prefix)) continue;
-    if (typeof rows !== "string") { if (run.tryRows(rows)) return; continue; }
-    const ignoredBy = run.ignoredAt(rows, at.message);
-    if (ignoredBy) { bump(stats.ignored, ignoreKey(ct, ignoredBy, method)); if (at.top) rt.outcome = "ignored"; return; }
+    if (typeof rowsOrIgnore !== "string") { if (run.tryRows(rowsOrIgnore)) return; continue; }
+    const ignoredBy = run.ignoredAt(rowsOrIgnore, at.message);
+    if (ignoredBy) return ignored(rt, ct, at, ignoredBy, method);
   }
   if (kind === "response" || kind === "clientResponse") {
     const requestKind = kind === "response" ? "request" : "clientRequest";
     const asked = run.ignoredAt(ct.ignoredOf.get(requestKind)?.get(method) ?? ignorePattern(ct, requestKind, method), at.request);
-    if (asked) { bump(stats.ignored, ignoreKey(ct, asked, method)); if (at.top) rt.outcome = "ignored"; return; }
+    if (asked) return ignored(rt, ct, at, asked, method);
   }
   stats.unknown++;
   const what = byKind?.has(method) || ct.ignoredOf.get(kind)?.has(method)
     ? `no row for ${kind} "${method}" matched this message${version !== undefined ? ` (at ${ct.table.upstream.package}@${version})` : ""}`
     : `unknown ${kind} ${ct.table.protocol === "tagged" ? "type" : "method"} "${method}"`;
   emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `${ct.table.surface}: ${what}`, detail: { kind, method } }, raw, source, method, rule: "agentnorm#unknown" });
+}
+
+/** A message an ignore entry ignores: counted under the entry and the method (the outcome of a pushed message). */
+function ignored(rt: NormalizerState, ct: Compiled, at: MessageAt, id: string, method: string): void {
+  bump(rt.stats.ignored, ignoreKey(ct, id, method));
+  if (at.top) rt.outcome = "ignored";
 }
 
 /** The ignore entry whose pattern (the longest) matches the method, if one does. */
