@@ -249,7 +249,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1519
+    // mappings/acp.yaml:1523
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -259,18 +259,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1552",
+          at: "mappings/acp.yaml:1556",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1555",
+          at: "mappings/acp.yaml:1559",
         },
       ],
-      at: "mappings/acp.yaml:1552",
+      at: "mappings/acp.yaml:1556",
     },
-    // mappings/acp.yaml:1674
+    // mappings/acp.yaml:1678
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -280,24 +280,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1689",
+          at: "mappings/acp.yaml:1693",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1692",
+          at: "mappings/acp.yaml:1696",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1694",
+          at: "mappings/acp.yaml:1698",
         },
       ],
-      at: "mappings/acp.yaml:1689",
+      at: "mappings/acp.yaml:1693",
     },
-    // mappings/acp.yaml:1763
+    // mappings/acp.yaml:1772
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -314,18 +314,18 @@ export const ANSWERS: AnswerTables = {
               }) : undefined),
             }),
           }),
-          at: "mappings/acp.yaml:1808",
+          at: "mappings/acp.yaml:1817",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1822",
+          at: "mappings/acp.yaml:1831",
         },
       ],
-      at: "mappings/acp.yaml:1808",
+      at: "mappings/acp.yaml:1817",
     },
-    // mappings/acp.yaml:1876
+    // mappings/acp.yaml:1885
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -334,22 +334,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1896",
+          at: "mappings/acp.yaml:1905",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1898",
+          at: "mappings/acp.yaml:1907",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1900",
+          at: "mappings/acp.yaml:1909",
         },
       ],
-      at: "mappings/acp.yaml:1896",
+      at: "mappings/acp.yaml:1905",
     },
     // mappings/claude-sdk.yaml:663
     "claude-sdk#system-permission-denied": {

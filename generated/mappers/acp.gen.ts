@@ -35,7 +35,7 @@
 //   4ef4cf98fde34615923974e99fdc9ec29826b2ed0dbdeb88cafaa376a5b4b0d2  schemas/upstream/qwen-acp/2026-12-06/QwenAgentNotification.json
 //   a91755851d910d4b582331229921539342e2cf5a0af51a6bc5aa86b0760dcd82  schemas/upstream/qwen-acp/2026-12-06/QwenAgentRequest.json
 //   7736f6706d4cb1de4817fa8404c4d8567de6163f24c8a9423a5120616fac86cb  schemas/upstream/qwen-acp/2026-12-06/QwenDrainMidTurnQueueResponse.json
-// Mapping table mappings/acp.yaml: sha256 e9a679b42820ea42ad910396c12e6704439c475586063d149329d78c6363f056
+// Mapping table mappings/acp.yaml: sha256 d20e67dcbece4650c01785141410c9cb5a3aadc83ab741e7646cc7fb718819a6
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
@@ -1024,7 +1024,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1423 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1427 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1039,7 +1039,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1449 — notification session/update → item.completed */
+/** mappings/acp.yaml:1453 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1054,7 +1054,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1470 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1474 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1073,7 +1073,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1495 — notification session/update → content.delta */
+/** mappings/acp.yaml:1499 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1086,7 +1086,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1519 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1523 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1127,7 +1127,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1582 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1586 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.result != null && cx.vars["permission-opened"].get(`${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision((m.result?.outcome?.outcome === "selected" && stringOf(m.result?.outcome?.optionId) != null ? (
@@ -1160,7 +1160,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1639 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1643 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1177,7 +1177,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1674 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1678 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -1185,7 +1185,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1702 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1711 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -1198,7 +1198,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1727 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1736 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -1211,7 +1211,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1763 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1772 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1243,7 +1243,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1837 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1846 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1261,7 +1261,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1876 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1885 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1280,7 +1280,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1908 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1917 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1294,7 +1294,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1930 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1939 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1305,7 +1305,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1952 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1961 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1326,7 +1326,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1984 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1993 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1344,7 +1344,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:2013 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:2022 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1365,14 +1365,14 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:2042 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
+/** mappings/acp.yaml:2051 — notification qwen/notify/session/prompt-suggestion → thread.metadata.updated */
 function r_qwen_prompt_suggestion(m: View<Member<Notification, "method", "qwen/notify/session/prompt-suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.params?.suggestion } });
   return true;
 }
 
-/** mappings/acp.yaml:2055 — notification qwen/notify/session/mode-update → session.configured */
+/** mappings/acp.yaml:2064 — notification qwen/notify/session/mode-update → session.configured */
 function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/session/mode-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1386,7 +1386,7 @@ function r_qwen_mode_update(m: View<Member<Notification, "method", "qwen/notify/
   return true;
 }
 
-/** mappings/acp.yaml:2069 — notification qwen/notify/session/model-update → session.configured */
+/** mappings/acp.yaml:2078 — notification qwen/notify/session/model-update → session.configured */
 function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify/session/model-update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
@@ -1396,7 +1396,7 @@ function r_qwen_model_update(m: View<Member<Notification, "method", "qwen/notify
   return true;
 }
 
-/** mappings/acp.yaml:2086 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:2095 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.items != null)) return false;
   for (const s_queued of arr(m.result?.items)) {
@@ -1410,7 +1410,7 @@ function r_qwen_drain_queue_answer_items(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2110 — response craft/drainMidTurnQueue */
+/** mappings/acp.yaml:2119 — response craft/drainMidTurnQueue */
 function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   for (const s_text of arr(m.result?.messages)) {
@@ -1425,7 +1425,7 @@ function r_qwen_drain_queue_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2143 — notification session/update* → task.started */
+/** mappings/acp.yaml:2152 — notification session/update* → task.started */
 function r_air_async_task_spawned(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "async_task_spawned")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1438,7 +1438,7 @@ function r_air_async_task_spawned(m: View<Member<Notification, "method", "sessio
   return true;
 }
 
-/** mappings/acp.yaml:2159 — notification session/update* → task.completed */
+/** mappings/acp.yaml:2168 — notification session/update* → task.completed */
 function r_air_async_task_ended(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "async_task_state_update" && (m.params?.update?.state === "completed" || m.params?.update?.state === "failed" || m.params?.update?.state === "stopped"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1451,7 +1451,7 @@ function r_air_async_task_ended(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:2176 — notification session/update* → task.progress */
+/** mappings/acp.yaml:2185 — notification session/update* → task.progress */
 function r_air_async_task_progress(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "async_task_progress" || m.params?.update?.sessionUpdate === "async_task_state_update"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1464,7 +1464,7 @@ function r_air_async_task_progress(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:2197 — notification session/update* → task.started */
+/** mappings/acp.yaml:2206 — notification session/update* → task.started */
 function r_air_subagent_spawned(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "subagent_spawned")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1477,7 +1477,7 @@ function r_air_subagent_spawned(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:2212 — notification session/update* → task.completed */
+/** mappings/acp.yaml:2221 — notification session/update* → task.completed */
 function r_air_subagent_ended(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "subagent_state_update" && (m.params?.update?.state === "completed" || m.params?.update?.state === "failed" || m.params?.update?.state === "stopped"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1486,7 +1486,7 @@ function r_air_subagent_ended(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:2229 — notification session/update* → task.progress */
+/** mappings/acp.yaml:2238 — notification session/update* → task.progress */
 function r_air_subagent_state(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "subagent_state_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1495,7 +1495,7 @@ function r_air_subagent_state(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:2247 — notification session/update* → task.started */
+/** mappings/acp.yaml:2256 — notification session/update* → task.started */
 function r_air_subagent_session(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "subagent_update" && m.params?.update?.sessionId != null && m.params?.update?.state == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1508,7 +1508,7 @@ function r_air_subagent_session(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:2264 — notification session/update* → task.progress */
+/** mappings/acp.yaml:2273 — notification session/update* → task.progress */
 function r_air_subagent_session_state(m: View<Member<Notification, "method", "session/update*">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "subagent_update" && m.params?.update?.sessionId != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1520,7 +1520,7 @@ function r_air_subagent_session_state(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:2282 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2291 — notification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1529,7 +1529,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2297 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2310 — request cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1538,7 +1538,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2310 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2323 — response cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1548,7 +1548,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:2326 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2339 — clientRequest cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1557,7 +1557,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:2339 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2352 — clientResponse cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1567,7 +1567,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:2355 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
+/** mappings/acp.yaml:2368 — clientNotification cursor/*, qwen/*, craft/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1576,7 +1576,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:2370 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:2383 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.vars["replay-turn"].get(m.params?.sessionId) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1588,7 +1588,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:2398 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:2411 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1604,19 +1604,19 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:2442 — clientRequest session/load */
+/** mappings/acp.yaml:2455 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.loading, m.params?.sessionId, true);
   return true;
 }
 
-/** mappings/acp.yaml:2457 — notification auth/status_update → account.updated */
+/** mappings/acp.yaml:2470 — notification auth/status_update → account.updated */
 function r_auth_status_update(m: View<Member<Notification, "method", "auth/status_update">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:2470 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
+/** mappings/acp.yaml:2483 — clientRequest tool_call/cancel, terminal/cancel → runtime.warning */
 function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1627,7 +1627,7 @@ function r_tool_call_cancel(m: View<ClientRequestMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2489 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:2502 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1635,7 +1635,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:2508 — clientRequest session/cancel* → runtime.warning */
+/** mappings/acp.yaml:2521 — clientRequest session/cancel* → runtime.warning */
 function r_cancel_as_request(m: View<Member<ClientRequestMessage, "method", "session/cancel*">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1646,7 +1646,7 @@ function r_cancel_as_request(m: View<Member<ClientRequestMessage, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:2527 — clientResponse initialize → session.configured, runtime.warning */
+/** mappings/acp.yaml:2540 — clientResponse initialize → session.configured, runtime.warning */
 function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result?.protocolVersion !== 1 && m.result?.protocolVersion != null)) return false;
   cx.emit("session.configured", {
@@ -1664,7 +1664,7 @@ function r_initialize_response_v2(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2552 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:2565 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1678,7 +1678,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2571 — clientResponse authenticate, auth/login → auth.status, runtime.error */
+/** mappings/acp.yaml:2588 — clientResponse authenticate, auth/login → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1686,13 +1686,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2593 — clientResponse authenticate, auth/login → auth.status */
+/** mappings/acp.yaml:2610 — clientResponse authenticate, auth/login → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:2606 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2623 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1713,7 +1713,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2647 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2671 — clientResponse session/fork → session.started, thread.started, session.configured, session.state.changed */
 function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1733,7 +1733,7 @@ function r_session_fork_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2679 — clientResponse session/set_title → thread.metadata.updated */
+/** mappings/acp.yaml:2703 — clientResponse session/set_title → thread.metadata.updated */
 function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1741,14 +1741,14 @@ function r_session_set_title_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2698 — clientResponse auth/status → account.updated */
+/** mappings/acp.yaml:2722 — clientResponse auth/status → account.updated */
 function r_auth_status_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("account.updated", { account: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:2713 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2737 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1774,7 +1774,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2767 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2797 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1787,7 +1787,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2802 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2832 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1795,7 +1795,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2820 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2850 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1806,7 +1806,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2838 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2868 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1817,7 +1817,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2856 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2886 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1827,7 +1827,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2873 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2903 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1839,7 +1839,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2901 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2931 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1849,14 +1849,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2959 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2994 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2975 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:3010 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1891,68 +1891,68 @@ const ROW_config_option_update: Row = { rule: "acp#config-option-update", line: 
 const ROW_session_info_update: Row = { rule: "acp#session-info-update", line: 1369, run: r_session_info_update };
 const ROW_notice_error: Row = { rule: "acp#notice-error", line: 1385, run: r_notice_error };
 const ROW_notice: Row = { rule: "acp#notice", line: 1404, run: r_notice };
-const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1423, run: r_compaction_completed };
-const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1449, run: r_compaction_ended };
-const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1470, run: r_compaction_update };
-const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1495, run: r_compaction_summary_chunk };
-const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1519, run: r_request_permission };
-const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1582, run: r_request_permission_refused };
-const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1639, run: r_request_permission_response };
-const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1674, run: r_elicitation_request };
-const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1702, run: r_elicitation_response };
-const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1727, run: r_agent_request_failed };
-const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1763, run: r_cursor_ask_question };
-const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1837, run: r_cursor_ask_question_answer };
-const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1876, run: r_cursor_create_plan };
-const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1908, run: r_cursor_create_plan_answer };
-const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1930, run: r_cursor_update_todos };
-const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1952, run: r_cursor_task_completed };
-const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1984, run: r_cursor_task };
-const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 2013, run: r_cursor_generate_image };
-const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 2042, run: r_qwen_prompt_suggestion };
-const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 2055, run: r_qwen_mode_update };
-const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 2069, run: r_qwen_model_update };
-const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 2086, run: r_qwen_drain_queue_answer_items };
-const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 2110, run: r_qwen_drain_queue_answer };
-const ROW_air_async_task_spawned: Row = { rule: "acp#air-async-task-spawned", line: 2143, run: r_air_async_task_spawned };
-const ROW_air_async_task_ended: Row = { rule: "acp#air-async-task-ended", line: 2159, run: r_air_async_task_ended };
-const ROW_air_async_task_progress: Row = { rule: "acp#air-async-task-progress", line: 2176, run: r_air_async_task_progress };
-const ROW_air_subagent_spawned: Row = { rule: "acp#air-subagent-spawned", line: 2197, run: r_air_subagent_spawned };
-const ROW_air_subagent_ended: Row = { rule: "acp#air-subagent-ended", line: 2212, run: r_air_subagent_ended };
-const ROW_air_subagent_state: Row = { rule: "acp#air-subagent-state", line: 2229, run: r_air_subagent_state };
-const ROW_air_subagent_session: Row = { rule: "acp#air-subagent-session", line: 2247, run: r_air_subagent_session };
-const ROW_air_subagent_session_state: Row = { rule: "acp#air-subagent-session-state", line: 2264, run: r_air_subagent_session_state };
-const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 2282, run: r_extension_notification };
-const ROW_extension_request: Row = { rule: "acp#extension-request", line: 2297, run: r_extension_request };
-const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2310, run: r_extension_request_answer };
-const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2326, run: r_client_extension_request };
-const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2339, run: r_client_extension_answer };
-const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2355, run: r_client_extension_notification };
-const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2370, run: r_prompt_ends_replayed_turn };
-const ROW_prompt: Row = { rule: "acp#prompt", line: 2398, run: r_prompt };
-const ROW_load: Row = { rule: "acp#load", line: 2442, run: r_load };
-const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2457, run: r_auth_status_update };
-const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2470, run: r_tool_call_cancel };
-const ROW_cancel: Row = { rule: "acp#cancel", line: 2489, run: r_cancel };
-const ROW_cancel_as_request: Row = { rule: "acp#cancel-as-request", line: 2508, run: r_cancel_as_request };
-const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2527, run: r_initialize_response_v2 };
-const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2552, run: r_initialize_response };
-const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2571, run: r_authenticate_failed };
-const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2593, run: r_authenticate_response };
-const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2606, run: r_session_new_response };
-const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2647, run: r_session_fork_response };
-const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2679, run: r_session_set_title_response };
-const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2698, run: r_auth_status_response };
-const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2713, run: r_session_load_response };
-const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2767, run: r_session_load_failed };
-const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2802, run: r_session_close_response };
-const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2820, run: r_set_mode_response };
-const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2838, run: r_set_model_response };
-const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2856, run: r_set_config_option_response };
-const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2873, run: r_prompt_failed };
-const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2901, run: r_prompt_response };
-const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2959, run: r_client_request_unsupported };
-const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 2975, run: r_client_request_failed };
+const ROW_compaction_completed: Row = { rule: "acp#compaction-completed", line: 1427, run: r_compaction_completed };
+const ROW_compaction_ended: Row = { rule: "acp#compaction-ended", line: 1453, run: r_compaction_ended };
+const ROW_compaction_update: Row = { rule: "acp#compaction-update", line: 1474, run: r_compaction_update };
+const ROW_compaction_summary_chunk: Row = { rule: "acp#compaction-summary-chunk", line: 1499, run: r_compaction_summary_chunk };
+const ROW_request_permission: Row = { rule: "acp#request-permission", line: 1523, run: r_request_permission };
+const ROW_request_permission_refused: Row = { rule: "acp#request-permission-refused", line: 1586, run: r_request_permission_refused };
+const ROW_request_permission_response: Row = { rule: "acp#request-permission-response", line: 1643, run: r_request_permission_response };
+const ROW_elicitation_request: Row = { rule: "acp#elicitation-request", line: 1678, run: r_elicitation_request };
+const ROW_elicitation_response: Row = { rule: "acp#elicitation-response", line: 1711, run: r_elicitation_response };
+const ROW_agent_request_failed: Row = { rule: "acp#agent-request-failed", line: 1736, run: r_agent_request_failed };
+const ROW_cursor_ask_question: Row = { rule: "acp#cursor-ask-question", line: 1772, run: r_cursor_ask_question };
+const ROW_cursor_ask_question_answer: Row = { rule: "acp#cursor-ask-question-answer", line: 1846, run: r_cursor_ask_question_answer };
+const ROW_cursor_create_plan: Row = { rule: "acp#cursor-create-plan", line: 1885, run: r_cursor_create_plan };
+const ROW_cursor_create_plan_answer: Row = { rule: "acp#cursor-create-plan-answer", line: 1917, run: r_cursor_create_plan_answer };
+const ROW_cursor_update_todos: Row = { rule: "acp#cursor-update-todos", line: 1939, run: r_cursor_update_todos };
+const ROW_cursor_task_completed: Row = { rule: "acp#cursor-task-completed", line: 1961, run: r_cursor_task_completed };
+const ROW_cursor_task: Row = { rule: "acp#cursor-task", line: 1993, run: r_cursor_task };
+const ROW_cursor_generate_image: Row = { rule: "acp#cursor-generate-image", line: 2022, run: r_cursor_generate_image };
+const ROW_qwen_prompt_suggestion: Row = { rule: "acp#qwen-prompt-suggestion", line: 2051, run: r_qwen_prompt_suggestion };
+const ROW_qwen_mode_update: Row = { rule: "acp#qwen-mode-update", line: 2064, run: r_qwen_mode_update };
+const ROW_qwen_model_update: Row = { rule: "acp#qwen-model-update", line: 2078, run: r_qwen_model_update };
+const ROW_qwen_drain_queue_answer_items: Row = { rule: "acp#qwen-drain-queue-answer-items", line: 2095, run: r_qwen_drain_queue_answer_items };
+const ROW_qwen_drain_queue_answer: Row = { rule: "acp#qwen-drain-queue-answer", line: 2119, run: r_qwen_drain_queue_answer };
+const ROW_air_async_task_spawned: Row = { rule: "acp#air-async-task-spawned", line: 2152, run: r_air_async_task_spawned };
+const ROW_air_async_task_ended: Row = { rule: "acp#air-async-task-ended", line: 2168, run: r_air_async_task_ended };
+const ROW_air_async_task_progress: Row = { rule: "acp#air-async-task-progress", line: 2185, run: r_air_async_task_progress };
+const ROW_air_subagent_spawned: Row = { rule: "acp#air-subagent-spawned", line: 2206, run: r_air_subagent_spawned };
+const ROW_air_subagent_ended: Row = { rule: "acp#air-subagent-ended", line: 2221, run: r_air_subagent_ended };
+const ROW_air_subagent_state: Row = { rule: "acp#air-subagent-state", line: 2238, run: r_air_subagent_state };
+const ROW_air_subagent_session: Row = { rule: "acp#air-subagent-session", line: 2256, run: r_air_subagent_session };
+const ROW_air_subagent_session_state: Row = { rule: "acp#air-subagent-session-state", line: 2273, run: r_air_subagent_session_state };
+const ROW_extension_notification: Row = { rule: "acp#extension-notification", line: 2291, run: r_extension_notification };
+const ROW_extension_request: Row = { rule: "acp#extension-request", line: 2310, run: r_extension_request };
+const ROW_extension_request_answer: Row = { rule: "acp#extension-request-answer", line: 2323, run: r_extension_request_answer };
+const ROW_client_extension_request: Row = { rule: "acp#client-extension-request", line: 2339, run: r_client_extension_request };
+const ROW_client_extension_answer: Row = { rule: "acp#client-extension-answer", line: 2352, run: r_client_extension_answer };
+const ROW_client_extension_notification: Row = { rule: "acp#client-extension-notification", line: 2368, run: r_client_extension_notification };
+const ROW_prompt_ends_replayed_turn: Row = { rule: "acp#prompt-ends-replayed-turn", line: 2383, run: r_prompt_ends_replayed_turn };
+const ROW_prompt: Row = { rule: "acp#prompt", line: 2411, run: r_prompt };
+const ROW_load: Row = { rule: "acp#load", line: 2455, run: r_load };
+const ROW_auth_status_update: Row = { rule: "acp#auth-status-update", line: 2470, run: r_auth_status_update };
+const ROW_tool_call_cancel: Row = { rule: "acp#tool-call-cancel", line: 2483, run: r_tool_call_cancel };
+const ROW_cancel: Row = { rule: "acp#cancel", line: 2502, run: r_cancel };
+const ROW_cancel_as_request: Row = { rule: "acp#cancel-as-request", line: 2521, run: r_cancel_as_request };
+const ROW_initialize_response_v2: Row = { rule: "acp#initialize-response-v2", line: 2540, run: r_initialize_response_v2 };
+const ROW_initialize_response: Row = { rule: "acp#initialize-response", line: 2565, run: r_initialize_response };
+const ROW_authenticate_failed: Row = { rule: "acp#authenticate-failed", line: 2588, run: r_authenticate_failed };
+const ROW_authenticate_response: Row = { rule: "acp#authenticate-response", line: 2610, run: r_authenticate_response };
+const ROW_session_new_response: Row = { rule: "acp#session-new-response", line: 2623, run: r_session_new_response };
+const ROW_session_fork_response: Row = { rule: "acp#session-fork-response", line: 2671, run: r_session_fork_response };
+const ROW_session_set_title_response: Row = { rule: "acp#session-set-title-response", line: 2703, run: r_session_set_title_response };
+const ROW_auth_status_response: Row = { rule: "acp#auth-status-response", line: 2722, run: r_auth_status_response };
+const ROW_session_load_response: Row = { rule: "acp#session-load-response", line: 2737, run: r_session_load_response };
+const ROW_session_load_failed: Row = { rule: "acp#session-load-failed", line: 2797, run: r_session_load_failed };
+const ROW_session_close_response: Row = { rule: "acp#session-close-response", line: 2832, run: r_session_close_response };
+const ROW_set_mode_response: Row = { rule: "acp#set-mode-response", line: 2850, run: r_set_mode_response };
+const ROW_set_model_response: Row = { rule: "acp#set-model-response", line: 2868, run: r_set_model_response };
+const ROW_set_config_option_response: Row = { rule: "acp#set-config-option-response", line: 2886, run: r_set_config_option_response };
+const ROW_prompt_failed: Row = { rule: "acp#prompt-failed", line: 2903, run: r_prompt_failed };
+const ROW_prompt_response: Row = { rule: "acp#prompt-response", line: 2931, run: r_prompt_response };
+const ROW_client_request_unsupported: Row = { rule: "acp#client-request-unsupported", line: 2994, run: r_client_request_unsupported };
+const ROW_client_request_failed: Row = { rule: "acp#client-request-failed", line: 3010, run: r_client_request_failed };
 const PICK_NOTIFICATION_SESSION_UPDATE_1_1: readonly Row[] = [ROW_agent_chunk_empty, ROW_agent_chunk_outside_turn, ROW_agent_chunk_replayed, ROW_agent_message_chunk, ROW_agent_content_chunk_other];
 const PICK_NOTIFICATION_SESSION_UPDATE_1_OTHER: readonly Row[] = [ROW_agent_content_chunk_other];
 
@@ -2253,23 +2253,23 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2993)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2996)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2999)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:3002)",
-    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:3005)",
-    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:3008)",
-    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:3011)",
-    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:3014)",
-    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:3017)",
-    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:3021)",
-    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:3024)",
-    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:3027)",
-    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:3030)",
-    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:3033)",
-    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:3036)",
-    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:3039)",
-    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:3042)",
-    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:3045)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:3028)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:3031)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:3034)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:3037)",
+    "acp#ignored-request-5": "Qwen Code asking the host for prompts the user queued during the turn (after each tool call); the answer is mapped (qwen-drain-queue-answer: queued prompts are user messages of the turn), a refusal goes through agent-request-failed (mappings/acp.yaml:3040)",
+    "acp#ignored-request-6": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:3043)",
+    "acp#ignored-clientRequest-7": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:3046)",
+    "acp#ignored-clientRequest-8": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:3049)",
+    "acp#ignored-clientRequest-9": "the client logging out of the agent (v2 names it auth/logout); the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:3052)",
+    "acp#ignored-clientRequest-10": "the client's own requests; their answers are mapped (clientResponse rows authenticate-*, session-fork-response, session-set-title-response, auth-status-response) (mappings/acp.yaml:3056)",
+    "acp#ignored-clientRequest-11": "the client managing or querying stored sessions (the catalog, as session/list); not runtime activity of a session (mappings/acp.yaml:3059)",
+    "acp#ignored-clientRequest-12": "the client configuring the agent's model providers (endpoints, credentials); not runtime activity of a session (a failure goes through client-request-failed) (mappings/acp.yaml:3062)",
+    "acp#ignored-request-13": "the transport of an MCP server the client hosts over ACP (`mcp/message` carries an inner MCP request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:3065)",
+    "acp#ignored-clientNotification-14": "the transport of an MCP server the client hosts over ACP (the inner MCP notification for an active request); the tool call it serves is reported by the agent's session/update tool_call (mappings/acp.yaml:3068)",
+    "acp#ignored-clientRequest-15": "a hop of a proxy chain (a conductor to its proxy: initialize as a proxy, forward a successor's message); the client's and the final agent's own connections carry the forwarded messages themselves (mappings/acp.yaml:3071)",
+    "acp#ignored-request-16": "a hop of a proxy chain (a proxy forwarding a message to its successor through the conductor); the final agent's connection carries the message itself (mappings/acp.yaml:3074)",
+    "acp#ignored-notification-17": "a hop of a proxy chain (a forwarded notification between a proxy and its conductor); the final agent's connection carries the notification itself (mappings/acp.yaml:3077)",
+    "acp#ignored-clientNotification-18": "a hop of a proxy chain (a forwarded notification between a conductor and its proxy); the final agent's connection carries the notification itself (mappings/acp.yaml:3080)",
   },
 };
