@@ -1,5 +1,5 @@
 /**
- * One CLI behaviour: every command × every bad input (missing file, directory, binary, truncated line, empty file,
+ * One CLI behaviour: every command × every bad input (missing file, directory, binary, gzip, truncated line, empty file, blank lines,
  * wrong surface, unwritable output) gives the exit code the README's table says and a clean one-line
  * `agentnorm: <what>: <why>` (or FILE:LINE) message — never a stack trace. Plus help on every command, bare
  * `agentnorm`, consistent line numbers around a lone "\r", and hostile text (terminal escapes) through every
@@ -8,6 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { gzipSync } from "node:zlib";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -109,6 +110,13 @@ for (const c of CMDS) {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`agentnorm: ${f}: binary data, not NDJSON text`);
   }]);
+  rows.push([`${c.name} × gzip file → 1, "gzip-compressed data" and how to read it`, () => {
+    const f = file(`${slug}.ndjson.gz`, gzipSync(c.good));
+    const r = run(c.args(f));
+    clean(r, c.name);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`agentnorm: ${f}: gzip-compressed data, not NDJSON text (decompress it first: gzip -dc ${f} | agentnorm ${c.name} -)`);
+  }]);
   rows.push([`${c.name} × truncated last line → ${c.truncatedExit}, FILE:LINE${c.strict ? "; --strict → 1" : ""}`, () => {
     const text = truncate(c.good);
     const n = text.split("\n").filter(Boolean).length;
@@ -126,6 +134,13 @@ for (const c of CMDS) {
   }]);
   rows.push([`${c.name} × empty file → ${c.emptyFails ? 1 : 0}, "empty input"`, () => {
     const f = file(`${slug}.empty.ndjson`, "");
+    const r = run(c.args(f));
+    clean(r, c.name);
+    expect(r.status).toBe(c.emptyFails ? 1 : 0);
+    expect(r.stderr).toContain(`agentnorm: ${f}: empty input`);
+  }]);
+  rows.push([`${c.name} × only blank lines → ${c.emptyFails ? 1 : 0}, "empty input"`, () => {
+    const f = file(`${slug}.blank.ndjson`, "\n  \n\t\r\n");
     const r = run(c.args(f));
     clean(r, c.name);
     expect(r.status).toBe(c.emptyFails ? 1 : 0);
@@ -183,8 +198,8 @@ rows.push([`matrix × unwritable output → 1, "cannot write"`, () => {
 }]);
 
 d("CLI table: command × bad input", () => {
-  it(`covers ${CMDS.length} commands × 7 bad inputs + matrix (${rows.length} rows)`, () => {
-    expect(rows.length).toBe(CMDS.length * 7 + 2);
+  it(`covers ${CMDS.length} commands × 9 bad inputs + matrix (${rows.length} rows)`, () => {
+    expect(rows.length).toBe(CMDS.length * 9 + 2);
     console.log(`CLI table: ${rows.length} rows (${CMDS.length} commands × 7 bad inputs, + matrix 2)`);
   });
   for (const [name, fn] of rows) it(name, fn);

@@ -59,7 +59,10 @@ export async function normalize(argv: string[]): Promise<number> {
   const tally = newTally(!!f.quiet);
   if (!surface) {
     // empty input: nothing to do
-    for await (const _ of input.lines) tally.lines++;
+    for await (const line of input.lines) {
+      tally.lines++;
+      if (line.text.trim() === "") tally.blank++;
+    }
     return finish(tally, label, f, "normalize");
   }
   const includeRaw = !f["no-raw"];

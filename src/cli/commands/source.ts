@@ -79,6 +79,7 @@ export function finish(t: Tally, label: string, f: Flags, command: string, surfa
   release(t);
   if (t.shown > SHOWN && !t.quiet) warn(`agentnorm: ${label}: ${t.shown - SHOWN} more problem line(s) not shown`);
   if (t.lines === 0) warn(`agentnorm: ${label}: empty input (no lines)`);
+  else if (t.blank === t.lines) warn(`agentnorm: ${label}: empty input (${t.lines} blank line${t.lines === 1 ? "" : "s"}, no messages)`);
   if (f.strict && bad) {
     warn(`agentnorm: ${label}: --strict: ${t.malformed} malformed and ${t.unknown} unknown line(s)`);
     return 1;

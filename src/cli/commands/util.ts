@@ -190,6 +190,28 @@ function looksBinary(sample: string): boolean {
   return bad > s.length * 0.1;
 }
 
+/** Magic numbers of the compressed formats a log is often kept in: what binary input is, when it is one of them. */
+const COMPRESSED: readonly [string, readonly number[], string][] = [
+  ["gzip", [0x1f, 0x8b], "gzip -dc"],
+  ["zstd", [0x28, 0xb5, 0x2f, 0xfd], "zstd -dc"],
+  ["xz", [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], "xz -dc"],
+  ["bzip2", [0x42, 0x5a, 0x68], "bzip2 -dc"],
+  ["zip", [0x50, 0x4b, 0x03, 0x04], "unzip -p"],
+];
+
+/** "binary data, not NDJSON text", naming the compression and how to read it when the first bytes say which. */
+export function binaryInputMessage(first: Uint8Array | undefined, file: string | undefined, command: string): string {
+  const hit = first && COMPRESSED.find(([, magic]) => magic.every((b, i) => first[i] === b));
+  if (!hit) return "binary data, not NDJSON text";
+  const name = file && file !== "-" ? shellWord(file) : "FILE";
+  return `${hit[0]}-compressed data, not NDJSON text (decompress it first: ${hit[2]} ${name} | agentnorm ${command || "COMMAND"} -)`;
+}
+
+/** A file name as one shell word (quoted when it holds anything but plain characters). */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 export interface ReadLinesOptions {
   /**
    * A line longer than this (in UTF-16 units) is not kept: its parts are dropped as they arrive, `onOversize` is told
@@ -216,6 +238,8 @@ export async function* readLines(file: string | undefined, command = "", options
   /** Characters of the current line so far (kept in `parts`, or dropped once past `max`). */
   let partial = 0;
   let lineNo = 0;
+  /** The input's first bytes (a compressed file is named by them). */
+  let firstBytes: Buffer | undefined;
   const it = input[Symbol.asyncIterator]();
   // a stop signal ends the wait for the next chunk (see stopHooks)
   let interrupt: (() => void) | undefined;
@@ -242,11 +266,12 @@ export async function* readLines(file: string | undefined, command = "", options
       interrupt = undefined;
       if (r.done) break;
       let chunk = typeof r.value === "string" ? r.value : decoder.write(r.value as Buffer);
+      if (first && firstBytes === undefined && typeof r.value !== "string") firstBytes = r.value as Buffer;
       if (first) {
         if (chunk === "") continue; // a chunk that ends inside the first character
         first = false;
         if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1); // a byte order mark is not part of the first line
-        if (looksBinary(chunk)) throw new CliError(label, "binary data, not NDJSON text");
+        if (looksBinary(chunk)) throw new CliError(label, binaryInputMessage(firstBytes, file, command));
       }
       let start = 0;
       for (;;) {
