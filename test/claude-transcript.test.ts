@@ -126,6 +126,27 @@ describe("claude-transcript: line types", () => {
     expect(r.end.map((e) => `${e.type} ${P(e).state}`)).toEqual(["turn.completed completed"]); // the pending end of the last turn
   });
 
+  it("progress lines (hooks, a command's output so far, a subagent's message, waiting on a task) are ignored, counted; the tool's own lines carry it", () => {
+    const progress = (uuid: string, parentUuid: string, data: Record<string, unknown>, parentToolUseID = "toolu_1") =>
+      ({ type: "progress", parentUuid, isSidechain: false, sessionId: S, uuid, data, toolUseID: `${parentToolUseID}-p`, parentToolUseID, timestamp: "2026-02-12T16:02:23.545Z" });
+    const r = run([
+      progress("p0", "", { type: "hook_progress", hookEvent: "SessionStart", hookName: "SessionStart:startup", command: "notify.sh" }, "hook-1"),
+      prompt("u1", "Build it."),
+      block("u2", "u1", "m1", { type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "make" } }),
+      progress("p1", "u2", { type: "bash_progress", output: "cc -c a.c", fullOutput: "cc -c a.c", elapsedTimeSeconds: 3, totalLines: 1, totalBytes: 9 }),
+      progress("p2", "p1", { type: "agent_progress", message: { type: "user", message: { role: "user", content: [{ type: "text", text: "Look around." }] }, uuid: "a1" }, normalizedMessages: [], prompt: "Look around.", agentId: "a1" }),
+      progress("p3", "p2", { type: "waiting_for_task", taskDescription: "make", taskType: "local_bash" }),
+      { type: "user", parentUuid: "p3", isSidechain: false, sessionId: S, uuid: "u3", toolUseResult: { stdout: "cc -c a.c\nok" }, message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "cc -c a.c\nok" }] } },
+      block("u4", "u3", "m2", { type: "text", text: "Built." }, "end_turn"),
+    ]);
+    expect(r.stats.unknown).toBe(0);
+    expect(r.stats.invalid).toBe(0);
+    expect(r.stats.ignored).toEqual({ "claude-transcript#ignored-line-6:progress": 4 });
+    expect(r.events.filter((e) => e.type.startsWith("runtime."))).toEqual([]);
+    expect(items(r.events).map((i) => `${i.type}/${i.status}`)).toEqual(["user_message/completed", "command_execution/completed", "assistant_message/completed"]);
+    expect(turns([...r.events, ...r.end])).toEqual(["started", "completed:completed"]);
+  });
+
   it("a transcript without stop reasons (Claude Code 1.x): the next prompt closes the turn; the last turn stays open and end() says so", () => {
     const r = run([
       prompt("u1", "List."),
