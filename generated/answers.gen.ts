@@ -177,7 +177,7 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
     transport: "v1",
     when: (a) => a.refs?.providerThreadId == null,
     fail: { code: "incomplete_request", message: "a v1 opencode answer needs the session (providerRefs.providerThreadId)" },
-    at: "mappings/opencode.yaml:171",
+    at: "mappings/opencode.yaml:175",
   },
   {
     decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
@@ -187,7 +187,7 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
       path: concat("/session/", uri(a.refs?.providerThreadId), "/permissions/", uri(a.requestId)),
       body: compact({ response: a.choice }),
     }),
-    at: "mappings/opencode.yaml:175",
+    at: "mappings/opencode.yaml:179",
   },
   {
     decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
@@ -196,7 +196,7 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
       path: concat("/permission/", uri(a.requestId), "/reply"),
       body: compact({ reply: a.choice, message: (a.choice === "reject" ? text(a.reply?.message, "", "strings", true) : undefined) }),
     }),
-    at: "mappings/opencode.yaml:180",
+    at: "mappings/opencode.yaml:184",
   },
 ];
 
@@ -239,7 +239,7 @@ export const ANSWERS: AnswerTables = {
         submission: { kind: "codex-submission" satisfies Kind, answer: (a) => compact({ submission: compact({ id: concat("agentnorm-answer-", a.requestId), op: a.body }) }) },
       },
     },
-    // mappings/opencode.yaml:164
+    // mappings/opencode.yaml:168
     "opencode": {
       option: "opencode",
       transports: ["v2", "v1"],
@@ -682,28 +682,28 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/codex-eventmsg.yaml:2307",
     },
-    // mappings/opencode.yaml:988
+    // mappings/opencode.yaml:992
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1003",
+      at: "mappings/opencode.yaml:1007",
     },
-    // mappings/opencode.yaml:1012
+    // mappings/opencode.yaml:1016
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1027",
+      at: "mappings/opencode.yaml:1031",
     },
-    // mappings/opencode.yaml:1033
+    // mappings/opencode.yaml:1037
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1047",
+      at: "mappings/opencode.yaml:1051",
     },
-    // mappings/opencode.yaml:1095
+    // mappings/opencode.yaml:1099
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -717,16 +717,16 @@ export const ANSWERS: AnswerTables = {
               answers: (typeOf(a.reply?.answers) === "object" ? objects(a.payload?.questions).filter((s_q) => typeOf(s_q?.id) === "string").map((s_q) => (elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))))) : undefined),
             }),
           }),
-          at: "mappings/opencode.yaml:1138",
+          at: "mappings/opencode.yaml:1142",
         },
         {
           decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1150",
+          at: "mappings/opencode.yaml:1154",
         },
       ],
-      at: "mappings/opencode.yaml:1138",
+      at: "mappings/opencode.yaml:1142",
     },
   },
 };

@@ -270,6 +270,13 @@ export interface Ignored {
    * type that rows map otherwise. Field tests and `$if` only.
    */
   when?: Conditions;
+  /**
+   * The methods are not in the upstream schema: the provider sends them beside the messages its schema types (opencode's
+   * server writes a keep-alive into its event stream that the SDK's Event union does not list). Without it such a
+   * method is E214; with it, a method the schema does list is E231. Not a pattern, and no `versions` (nothing of the
+   * schema to select by).
+   */
+  unlisted?: boolean;
 }
 
 /** Another upstream version the table covers besides `upstream.version`: its own pinned schema folder. */

@@ -96,7 +96,9 @@ export function emitCoverageTest(t: TableIR, header: string): string {
     // Method patterns (\`cursor/*\`) catch what upstream does not list; they are not upstream methods.
     const mapped = Object.keys(table.rows[${JSON.stringify(k.kind)}] ?? {}).filter((m) => !m.endsWith("*"));
     const ignored = ${t.ignored.some((g) => g.when) ? `Object.entries(table.ignored[${JSON.stringify(k.kind)}] ?? {}).filter(([m, id]) => !m.endsWith("*") && !table.ignoreWhen?.[id]).map(([m]) => m)` : `Object.keys(table.ignored[${JSON.stringify(k.kind)}] ?? {}).filter((m) => !m.endsWith("*"))`};
-    const mentioned = new Set([...mapped, ...ignored${t.ignored.some((g) => g.when) ? `, ...Object.keys(table.ignored[${JSON.stringify(k.kind)}] ?? {}).filter((m) => !m.endsWith("*"))` : ""}]);
+    const mentioned = new Set([...mapped, ...ignored${t.ignored.some((g) => g.when) ? `, ...Object.keys(table.ignored[${JSON.stringify(k.kind)}] ?? {}).filter((m) => !m.endsWith("*"))` : ""}]);${unlistedOf(t, k.kind).length ? `
+    // methods the provider sends that its schema does not list (ignore entries marked unlisted)
+    for (const m of ${JSON.stringify(unlistedOf(t, k.kind))}) mentioned.delete(m);` : ""}
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
@@ -158,15 +160,18 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
       // An ignore entry with `when` beside rows of the method ignores only some of its messages: the method stays mapped.
       for (const g of t.ignored.filter((g) => g.kind === k.kind)) {
         for (const m of g.methods) {
-          if (g.when && methods[m]?.status === "mapped") methods[m].ignoredWhen = g.reason;
+          if (g.unlisted) methods[m] = { status: "ignored", reason: g.reason, unlisted: true };
+          else if (g.when && methods[m]?.status === "mapped") methods[m].ignoredWhen = g.reason;
           else methods[m] = { status: "ignored", reason: g.reason };
         }
       }
       for (const m of k.upstreamMethods ?? []) if (!methods[m]) methods[m] = { status: "missing" };
       const sorted = Object.fromEntries(Object.entries(methods).sort(([a], [b]) => a.localeCompare(b)));
       // Method patterns (`cursor/*`, `*`) catch methods upstream does not list: counted apart from the mapped methods.
-      const vals = Object.entries<any>(sorted).filter(([m]) => !m.endsWith("*")).map(([, x]) => x);
+      const vals = Object.entries<any>(sorted).filter(([m, x]) => !m.endsWith("*") && !x.unlisted).map(([, x]) => x);
       const patterns = Object.keys(sorted).filter((m) => m.endsWith("*")).length;
+      // Methods the provider sends that its schema does not list (ignore entries marked unlisted): counted apart too.
+      const unlisted = Object.values<any>(sorted).filter((x) => x.unlisted).length;
       // Several pinned versions: which versions have each method, and the counts per version (rows and ignore
       // entries count at the versions they apply to).
       let versions: Record<string, { total: number; mapped: number; ignored: number; missing: number }> | undefined;
@@ -189,6 +194,7 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
         ignored: vals.filter((x) => x.status === "ignored").length,
         missing: vals.filter((x) => x.status === "missing").length,
         ...(patterns ? { patterns } : {}),
+        ...(unlisted ? { unlisted } : {}),
         ...(versions ? { versions } : {}),
         ...(k.subtypeCoverage ? { subtypes: k.subtypeCoverage } : {}),
         methods: sorted,
@@ -304,3 +310,7 @@ export function reachableTypes(tables: TableIR[]): (t: TableIR, r: RowIR) => Set
   return (_t, r) => own.get(r) ?? new Set();
 }
 
+/** The methods of a kind that ignore entries say the upstream schema does not list (`unlisted: true`). */
+function unlistedOf(t: TableIR, kind: string): string[] {
+  return t.ignored.filter((g) => g.kind === kind && g.unlisted).flatMap((g) => g.methods);
+}

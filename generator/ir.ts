@@ -105,7 +105,8 @@ export interface RowIR {
   request?: RequestOpenIR;
   answers?: RowAnswersIR;
 }
-export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number; versions?: string[]; when?: Cond[] }
+/** `unlisted`: methods the upstream schema does not list (the provider sends them beside the typed ones). */
+export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number; versions?: string[]; when?: Cond[]; unlisted?: boolean }
 export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number; prefixes?: Record<string, unknown> }
 /** `extraFiles`: method files of upstream.extensions for this kind (their folder, relative to the project root). */
 export interface KindIR {

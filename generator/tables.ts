@@ -327,7 +327,15 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       subject: (key) => ({ expr: { k: "path", root: "msg", segs: String(key).split(".") } }),
       value: (x, vp) => exprParser(x, vp, new Map(), { path: (segs) => ({ k: "path", root: "msg", segs }), hasRole: () => false }),
     });
+    if (g.unlisted === true && g.versions !== undefined) ds.push(src.diag(["ignored", gi, "versions"], "E231", `an unlisted entry names methods no pinned schema has: it takes no versions`));
     g.match.forEach((m: string, mi: number) => {
+      if (g.unlisted === true) {
+        // methods the provider sends that its schema does not list: nothing to claim for coverage (a listed one is
+        // claimed as by any entry, so the mistake is one diagnostic)
+        if (m.includes("*")) return void ds.push(src.diag(["ignored", gi, "match", mi], "E231", `an unlisted entry names methods, not patterns ("${m}")`));
+        if (!known?.has(m)) return;
+        ds.push(src.diag(["ignored", gi, "match", mi], "E231", `${g.kind} method "${m}" is in the upstream schema ${v.upstream.package}@${v.upstream.version}: not unlisted (drop \`unlisted: true\`)`));
+      }
       if (m.includes("*")) {
         // A pattern (`prefix*`): methods no schema lists that no exact row or ignore entry names (as pattern rows).
         for (const problem of methodPatternProblems(m, tagged)) ds.push(src.diag(["ignored", gi, "match", mi], "E213", problem));
@@ -338,7 +346,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       else if (when) for (const ver of versions ?? allVersions) partlyIgnored.add(`${ver}:${g.kind}:${m}`);
       else claim(g.kind, m, ["ignored", gi, "match", mi], "ignored", true, versions);
     });
-    return { id: `ignored-${g.kind}-${gi + 1}`, kind: g.kind, methods: g.match, reason: g.reason, line: src.pos(["ignored", gi]).line, ...(versions ? { versions } : {}), ...(when ? { when } : {}) };
+    return { id: `ignored-${g.kind}-${gi + 1}`, kind: g.kind, methods: g.match, reason: g.reason, line: src.pos(["ignored", gi]).line, ...(versions ? { versions } : {}), ...(when ? { when } : {}), ...(g.unlisted === true ? { unlisted: true } : {}) };
   });
 
   // 6. Coverage: every upstream method of every kind with a file is mapped or ignored.

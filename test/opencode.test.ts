@@ -93,6 +93,19 @@ describe("opencode: input wrappers", () => {
     const u = run("opencode", [{ type: "brand.new.event", properties: {} }]);
     expect(u.events.map((e) => [e.type, P(e).message])).toEqual([["runtime.warning", 'opencode: unknown event type "brand.new.event"']]);
   });
+
+  it("the server's keep-alive, which the pinned Event union does not list, is ignored between a turn's events (bare, wrapped in /global/event)", () => {
+    const lines = readLines(join(FIX, "plain.ndjson"));
+    const beat = (i: number) => JSON.stringify(i % 2 ? { type: "server.heartbeat", properties: {} } : { payload: { id: `hb${i}`, type: "server.heartbeat", properties: {} } });
+    const beaten = lines.flatMap((l, i) => [beat(i), l]);
+    const plain = run("opencode", lines);
+    const r = run("opencode", beaten);
+    expect(r.stats.unknown).toBe(0);
+    const key = Object.keys(r.stats.ignored).find((k) => k.endsWith(":server.heartbeat"));
+    expect(key).toMatch(/^opencode#ignored-event-\d+:server\.heartbeat$/);
+    expect(r.stats.ignored[key!]).toBe(lines.length);
+    expect(strip(r.events).map(({ eventId: _e, createdAt: _c, sequence: _s, ...e }) => e)).toEqual(strip(plain.events).map(({ eventId: _e, createdAt: _c, sequence: _s, ...e }) => e));
+  });
 });
 
 describe("opencode: session scoping", () => {

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-// Mapping table mappings/opencode.yaml: sha256 309cf2ce5693d48be968e851bf3361f9acc0090cf1bbdb025cfb5158b2642e53
+// Mapping table mappings/opencode.yaml: sha256 3b656c3d531e6f7800d7af0429f9a507657a351c1b272296275192d61bbe1b25
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
@@ -13,7 +13,7 @@ export type EventMessage = U.OpencodeEvent;
 /** Any message of the opencode surface. */
 export type Message = EventMessage;
 
-// map "decision" (mappings/opencode.yaml:92)
+// map "decision" (mappings/opencode.yaml:96)
 type V_decision = "allow_once" | "allow_always" | "reject_once" | "answered" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["once", "allow_once"],
@@ -29,7 +29,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolItemType" (mappings/opencode.yaml:100)
+// map "toolItemType" (mappings/opencode.yaml:104)
 type V_toolItemType = "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan";
 const M_toolItemType: ReadonlyMap<string, V_toolItemType> = new Map([
   ["bash", "command_execution"],
@@ -52,7 +52,7 @@ function map_toolItemType(v: unknown, d: unknown = "dynamic_tool_call"): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolName" (mappings/opencode.yaml:116)
+// map "toolName" (mappings/opencode.yaml:120)
 type V_toolName =
   | "shell"
   | "read"
@@ -93,7 +93,7 @@ function map_toolName(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/opencode.yaml:136)
+// map "permissionType" (mappings/opencode.yaml:140)
 type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["bash", "command_execution_approval"],
@@ -110,7 +110,7 @@ function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "partItemType" (mappings/opencode.yaml:146)
+// map "partItemType" (mappings/opencode.yaml:150)
 type V_partItemType = "collab_agent_tool_call" | "unknown";
 const M_partItemType: ReadonlyMap<string, V_partItemType> = new Map([
   ["subtask", "collab_agent_tool_call"],
@@ -124,7 +124,7 @@ function map_partItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_partItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/opencode.yaml:153)
+// map "planDone" (mappings/opencode.yaml:157)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -136,7 +136,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/opencode.yaml:156)
+// map "planStatus" (mappings/opencode.yaml:160)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -172,7 +172,7 @@ const ID_request_open: IdRef = { role: "request", op: "open", space: "server", f
 const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "properties.requestID|properties.permissionID" };
 const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "properties.requestID", required: true };
 
-/** mappings/opencode.yaml:188 — event session.created → thread.started, thread.metadata.updated */
+/** mappings/opencode.yaml:192 — event session.created → thread.started, thread.metadata.updated */
 function r_session_created(m: View<Member<EventMessage, "type", "session.created">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.properties?.info?.id);
   cx.setVarIn(cx.vars.parentSession, m.properties?.info?.id, m.properties?.info?.parentID);
@@ -188,7 +188,7 @@ function r_session_created(m: View<Member<EventMessage, "type", "session.created
   return true;
 }
 
-/** mappings/opencode.yaml:208 — event session.updated → thread.metadata.updated */
+/** mappings/opencode.yaml:212 — event session.updated → thread.metadata.updated */
 function r_session_updated(m: View<Member<EventMessage, "type", "session.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.properties?.info?.id);
   cx.emit("thread.metadata.updated", {
@@ -198,7 +198,7 @@ function r_session_updated(m: View<Member<EventMessage, "type", "session.updated
   return true;
 }
 
-/** mappings/opencode.yaml:223 — event session.deleted → turn.completed, thread.state.changed */
+/** mappings/opencode.yaml:227 — event session.deleted → turn.completed, thread.state.changed */
 function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.properties?.info?.id);
   cx.ref(ID_turn_close, cx.vars.turn.get(m.properties?.info?.id));
@@ -209,7 +209,7 @@ function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted
   return true;
 }
 
-/** mappings/opencode.yaml:247 — event message.updated → turn.started */
+/** mappings/opencode.yaml:251 — event message.updated → turn.started */
 function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.properties?.info?.role === "user")) return false;
@@ -227,7 +227,7 @@ function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>
   return true;
 }
 
-/** mappings/opencode.yaml:282 — event message.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:286 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.info?.sessionID));
@@ -254,7 +254,7 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "message.updat
   return true;
 }
 
-/** mappings/opencode.yaml:312 — event session.status → turn.completed */
+/** mappings/opencode.yaml:316 — event session.status → turn.completed */
 function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "idle")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -265,7 +265,7 @@ function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, 
   return true;
 }
 
-/** mappings/opencode.yaml:332 — event session.status → runtime.warning */
+/** mappings/opencode.yaml:336 — event session.status → runtime.warning */
 function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "retry")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -274,14 +274,14 @@ function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>,
   return true;
 }
 
-/** mappings/opencode.yaml:348 — event session.status */
+/** mappings/opencode.yaml:352 — event session.status */
 function r_status_busy(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.setVarIn(cx.vars.status, m.properties?.sessionID, m.properties?.status?.type);
   return true;
 }
 
-/** mappings/opencode.yaml:358 — event session.idle → turn.completed */
+/** mappings/opencode.yaml:362 — event session.idle → turn.completed */
 function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_close, cx.vars.turn.get(m.properties?.sessionID));
@@ -291,7 +291,7 @@ function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:380 — event session.error → turn.completed */
+/** mappings/opencode.yaml:384 — event session.error → turn.completed */
 function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   if (!(m.properties?.error?.name === "MessageAbortedError")) return false;
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
@@ -310,7 +310,7 @@ function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.e
   return true;
 }
 
-/** mappings/opencode.yaml:397 — event session.error → runtime.error, turn.completed */
+/** mappings/opencode.yaml:401 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
   cx.ref(ID_turn_close, cx.vars.turn.get(m.properties?.sessionID));
@@ -341,14 +341,14 @@ function r_session_error(m: View<Member<EventMessage, "type", "session.error">>,
   return true;
 }
 
-/** mappings/opencode.yaml:419 — event session.compacted → thread.state.changed */
+/** mappings/opencode.yaml:423 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: View<Member<EventMessage, "type", "session.compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
-/** mappings/opencode.yaml:431 — event session.diff → turn.diff.updated */
+/** mappings/opencode.yaml:435 — event session.diff → turn.diff.updated */
 function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -358,7 +358,7 @@ function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:498 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:502 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -371,18 +371,18 @@ function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:514 — event message.part.updated */
+/** mappings/opencode.yaml:518 — event message.part.updated */
 function r_text_part_waits_for_role(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   return cx.hold(["role", m.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:530 — event message.part.delta */
+/** mappings/opencode.yaml:534 — event message.part.delta */
 function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   return cx.hold(["part", m.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:538 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:542 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && cx.vars.role.get(m.properties?.part?.messageID) === "user")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -404,7 +404,7 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:561 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:565 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -426,7 +426,7 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:594 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:598 — event message.part.updated → item.started */
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -439,7 +439,7 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:627 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:631 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -458,7 +458,7 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:649 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:653 — event message.part.updated → item.started */
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -471,7 +471,7 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:667 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:671 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.properties?.field === "text" && ((v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID))) === "assistant_text" || (v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID))) === "reasoning_text"))) return false;
@@ -486,7 +486,7 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
   return true;
 }
 
-/** mappings/opencode.yaml:700 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:704 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -543,7 +543,7 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:735 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:739 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -579,7 +579,7 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:761 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:765 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -626,7 +626,7 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:795 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:799 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -673,7 +673,7 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:823 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:827 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -719,7 +719,7 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:858 — event message.part.updated */
+/** mappings/opencode.yaml:862 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -727,7 +727,7 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:869 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:873 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -756,7 +756,7 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
   return true;
 }
 
-/** mappings/opencode.yaml:893 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:897 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -767,7 +767,7 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:909 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:913 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -787,7 +787,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:925 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:929 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -806,7 +806,7 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:948 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:952 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -826,7 +826,7 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:976 — event message.part.updated */
+/** mappings/opencode.yaml:980 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -834,7 +834,7 @@ function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.upda
   return true;
 }
 
-/** mappings/opencode.yaml:988 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:992 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -849,7 +849,7 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
   return true;
 }
 
-/** mappings/opencode.yaml:1012 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:1016 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -864,7 +864,7 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1033 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:1037 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -878,7 +878,7 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
   return true;
 }
 
-/** mappings/opencode.yaml:1054 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:1058 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -891,7 +891,7 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
   return true;
 }
 
-/** mappings/opencode.yaml:1077 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:1081 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -904,7 +904,7 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1095 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:1099 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -935,7 +935,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1163 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1167 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -954,7 +954,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1206 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1210 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -969,48 +969,48 @@ function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
 }
 
 // the rows, each once (a row of several methods is in each method's list)
-const ROW_session_created: Row = { rule: "opencode#session-created", line: 188, run: r_session_created };
-const ROW_session_updated: Row = { rule: "opencode#session-updated", line: 208, run: r_session_updated };
-const ROW_session_deleted: Row = { rule: "opencode#session-deleted", line: 223, run: r_session_deleted };
-const ROW_user_message: Row = { rule: "opencode#user-message", line: 247, run: r_user_message };
-const ROW_assistant_message: Row = { rule: "opencode#assistant-message", line: 282, run: r_assistant_message };
-const ROW_status_idle: Row = { rule: "opencode#status-idle", line: 312, run: r_status_idle };
-const ROW_status_retry: Row = { rule: "opencode#status-retry", line: 332, run: r_status_retry };
-const ROW_status_busy: Row = { rule: "opencode#status-busy", line: 348, run: r_status_busy };
-const ROW_session_idle: Row = { rule: "opencode#session-idle", line: 358, run: r_session_idle };
-const ROW_session_error_aborted: Row = { rule: "opencode#session-error-aborted", line: 380, run: r_session_error_aborted };
-const ROW_session_error: Row = { rule: "opencode#session-error", line: 397, run: r_session_error };
-const ROW_session_compacted: Row = { rule: "opencode#session-compacted", line: 419, run: r_session_compacted };
-const ROW_session_diff: Row = { rule: "opencode#session-diff", line: 431, run: r_session_diff };
-const ROW_todo_updated: Row = { rule: "opencode#todo-updated", line: 498, run: r_todo_updated };
-const ROW_text_part_waits_for_role: Row = { rule: "opencode#text-part-waits-for-role", line: 514, run: r_text_part_waits_for_role };
-const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 530, run: r_delta_waits_for_part };
-const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 538, run: r_user_text_part };
-const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 561, run: r_text_part_done };
-const ROW_text_part: Row = { rule: "opencode#text-part", line: 594, run: r_text_part };
-const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 627, run: r_reasoning_part_done };
-const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 649, run: r_reasoning_part };
-const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 667, run: r_text_delta };
-const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 700, run: r_task_tool_completed };
-const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 735, run: r_task_tool };
-const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 761, run: r_tool_completed };
-const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 795, run: r_tool_error };
-const ROW_tool: Row = { rule: "opencode#tool", line: 823, run: r_tool };
-const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 858, run: r_step_start_part };
-const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 869, run: r_step_finish_part };
-const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 893, run: r_patch_part };
-const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 909, run: r_retry_part };
-const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 925, run: r_compaction_part };
-const ROW_other_part: Row = { rule: "opencode#other-part", line: 948, run: r_other_part };
-const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 976, run: r_snapshot_part };
-const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 988, run: r_permission_asked };
-const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 1012, run: r_permission_updated_v1 };
-const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1033, run: r_permission_v2_asked };
-const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1054, run: r_permission_replied };
-const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1077, run: r_permission_v2_replied };
-const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1095, run: r_question_asked };
-const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1163, run: r_question_replied };
-const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1206, run: r_question_rejected };
+const ROW_session_created: Row = { rule: "opencode#session-created", line: 192, run: r_session_created };
+const ROW_session_updated: Row = { rule: "opencode#session-updated", line: 212, run: r_session_updated };
+const ROW_session_deleted: Row = { rule: "opencode#session-deleted", line: 227, run: r_session_deleted };
+const ROW_user_message: Row = { rule: "opencode#user-message", line: 251, run: r_user_message };
+const ROW_assistant_message: Row = { rule: "opencode#assistant-message", line: 286, run: r_assistant_message };
+const ROW_status_idle: Row = { rule: "opencode#status-idle", line: 316, run: r_status_idle };
+const ROW_status_retry: Row = { rule: "opencode#status-retry", line: 336, run: r_status_retry };
+const ROW_status_busy: Row = { rule: "opencode#status-busy", line: 352, run: r_status_busy };
+const ROW_session_idle: Row = { rule: "opencode#session-idle", line: 362, run: r_session_idle };
+const ROW_session_error_aborted: Row = { rule: "opencode#session-error-aborted", line: 384, run: r_session_error_aborted };
+const ROW_session_error: Row = { rule: "opencode#session-error", line: 401, run: r_session_error };
+const ROW_session_compacted: Row = { rule: "opencode#session-compacted", line: 423, run: r_session_compacted };
+const ROW_session_diff: Row = { rule: "opencode#session-diff", line: 435, run: r_session_diff };
+const ROW_todo_updated: Row = { rule: "opencode#todo-updated", line: 502, run: r_todo_updated };
+const ROW_text_part_waits_for_role: Row = { rule: "opencode#text-part-waits-for-role", line: 518, run: r_text_part_waits_for_role };
+const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 534, run: r_delta_waits_for_part };
+const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 542, run: r_user_text_part };
+const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 565, run: r_text_part_done };
+const ROW_text_part: Row = { rule: "opencode#text-part", line: 598, run: r_text_part };
+const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 631, run: r_reasoning_part_done };
+const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 653, run: r_reasoning_part };
+const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 671, run: r_text_delta };
+const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 704, run: r_task_tool_completed };
+const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 739, run: r_task_tool };
+const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 765, run: r_tool_completed };
+const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 799, run: r_tool_error };
+const ROW_tool: Row = { rule: "opencode#tool", line: 827, run: r_tool };
+const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 862, run: r_step_start_part };
+const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 873, run: r_step_finish_part };
+const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 897, run: r_patch_part };
+const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 913, run: r_retry_part };
+const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 929, run: r_compaction_part };
+const ROW_other_part: Row = { rule: "opencode#other-part", line: 952, run: r_other_part };
+const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 980, run: r_snapshot_part };
+const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 992, run: r_permission_asked };
+const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 1016, run: r_permission_updated_v1 };
+const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1037, run: r_permission_v2_asked };
+const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1058, run: r_permission_replied };
+const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1081, run: r_permission_v2_replied };
+const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1099, run: r_question_asked };
+const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1167, run: r_question_replied };
+const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1210, run: r_question_rejected };
 const PICK_EVENT_SESSION_STATUS_1: readonly Row[] = [ROW_status_idle, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_2: readonly Row[] = [ROW_status_retry, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_OTHER: readonly Row[] = [ROW_status_busy];
@@ -1099,18 +1099,20 @@ function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   if (line?.seq != null && line?.message?.type != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir, channel: line?.channel } };
   // mappings/opencode.yaml:55 — input wrapper "global-event"
   if (line?.directory != null && line?.payload?.type != null) return { wrapper: "global-event", message: line?.payload, meta: { directory: line?.directory } };
-  // mappings/opencode.yaml:59 — input wrapper "kimaki"
+  // mappings/opencode.yaml:60 — input wrapper "global-server-event"
+  if (line?.payload?.type != null && line?.type == null) return { wrapper: "global-server-event", message: line?.payload };
+  // mappings/opencode.yaml:63 — input wrapper "kimaki"
   if (line?.threadId != null && line?.event?.type != null) return { wrapper: "kimaki", message: line?.event, meta: { threadId: line?.threadId, directory: line?.projectDirectory } };
-  // mappings/opencode.yaml:63 — input wrapper "bare"
+  // mappings/opencode.yaml:67 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
-/** The time a message carries (mappings/opencode.yaml:82), as an ISO date-time; undefined when it carries none. */
+/** The time a message carries (mappings/opencode.yaml:86), as an ISO date-time; undefined when it carries none. */
 function time(m: View<Message>, cx: { readonly meta: JsonView }): string | undefined {
   return timeOf(m?.properties?.part?.time?.end, "ms") ?? timeOf(m?.properties?.part?.time?.start, "ms") ?? timeOf(m?.properties?.info?.time?.completed, "ms") ?? timeOf(m?.properties?.info?.time?.updated, "ms") ?? timeOf(m?.properties?.info?.time?.created, "ms");
 }
 
-/** The provider session a message belongs to (mappings/opencode.yaml:71). */
+/** The provider session a message belongs to (mappings/opencode.yaml:75). */
 function session(m: View<Message>, cx: { readonly meta: JsonView; readonly method: string }): SessionRoute {
   return { key: firstId(m?.properties?.sessionID, m?.properties?.part?.sessionID, m?.properties?.info?.sessionID, (cx.method === "session.created" || cx.method === "session.updated" || cx.method === "session.deleted" ? m?.properties?.info?.id : undefined)), parent: firstId((cx.method === "session.created" || cx.method === "session.updated" ? m?.properties?.info?.parentID : undefined)), children: firstId((cx.method === "message.part.updated" ? m?.properties?.part?.state?.metadata?.sessionId : undefined)) };
 }
@@ -1227,18 +1229,20 @@ export const table: SurfaceTable = {
       "session.next.revert.staged": "opencode#ignored-event-9",
       "session.next.revert.cleared": "opencode#ignored-event-9",
       "session.next.revert.committed": "opencode#ignored-event-9",
+      "server.heartbeat": "opencode#ignored-event-10",
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1228)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1231)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1234)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1237)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1240)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1243)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1246)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1249)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1252)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1232)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1235)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1238)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1241)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1244)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1247)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1250)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1253)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1256)",
+    "opencode#ignored-event-10": "the /event stream's keep-alive (the server sends one about every 10 s while a client listens; the SDK's Event union at the pinned version does not list it, the route writes it itself): no agent activity (mappings/opencode.yaml:1291)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },

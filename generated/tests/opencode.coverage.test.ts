@@ -21,6 +21,8 @@ describe("opencode: upstream coverage", () => {
     const mapped = Object.keys(table.rows["event"] ?? {}).filter((m) => !m.endsWith("*"));
     const ignored = Object.keys(table.ignored["event"] ?? {}).filter((m) => !m.endsWith("*"));
     const mentioned = new Set([...mapped, ...ignored]);
+    // methods the provider sends that its schema does not list (ignore entries marked unlisted)
+    for (const m of ["server.heartbeat"]) mentioned.delete(m);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);

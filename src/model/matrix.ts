@@ -25,6 +25,8 @@ export interface Compatibility {
     upstream: { package: string; version: string; dir?: string; reports?: string; extensions?: { name: string; package: string; version: string; dir: string }[]; versions?: { version: string; dir: string; reports?: string }[] };
     kinds: Record<string, {
       total: number | null; mapped: number; ignored: number; missing: number; patterns?: number;
+      /** Methods the provider sends that its schema does not list, ignored by entries that say so (not in `total`). */
+      unlisted?: number;
       /** Tables pinning several versions: the same counts at each pinned version. */
       versions?: Record<string, { total: number; mapped: number; ignored: number; missing: number }>;
       /** Kinds with a subtag: the subtypes (of every type) per pinned version, mapped / ignored / missing. */

@@ -164,6 +164,21 @@ describe("a broken row fails with its file and line", () => {
     );
   });
 
+  it("an ignore entry for a method upstream does not list: E214, unless it says unlisted; unlisted on a listed method, a pattern or with versions → E231", () => {
+    const entry = (extra: string) => base.replace("ignored:\n", `ignored:\n  - kind: notification\n    match: [thing/heartbeat]\n${extra}    reason: a keep-alive the schema does not list\n`);
+    const plain = entry("");
+    expect(codeAt(load(plain))).toEqual([`E214@${lineOf(plain, "    match: [thing/heartbeat]")}`]);
+    expect(load(entry("    unlisted: true\n"))).toEqual([]);
+    const listed = base.replace("    match: [misc/noise]\n", "    match: [misc/noise]\n    unlisted: true\n");
+    const ds = load(listed);
+    expect(codeAt(ds)).toEqual([`E231@${lineOf(listed, "    match: [misc/noise]")}`]);
+    expect(ds[0].message).toBe('notification method "misc/noise" is in the upstream schema @example/mini@1.0.0: not unlisted (drop `unlisted: true`)');
+    const pattern = base.replace("ignored:\n", "ignored:\n  - kind: notification\n    match: [thing/*]\n    unlisted: true\n    reason: r\n");
+    expect(codeAt(load(pattern))).toEqual([`E231@${lineOf(pattern, "    match: [thing/*]")}`]);
+    const versions = entry("    unlisted: true\n    versions: \">=1.0.0\"\n");
+    expect(load(versions).map((d) => d.code)).toContain("E231");
+  });
+
   it("an upstream method neither mapped nor ignored → E300 at the kind's declaration", () => {
     const first = "ignored:";
     const text = deleteLines(base, first, 4);
