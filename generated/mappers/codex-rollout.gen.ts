@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
-// Mapping table mappings/codex-rollout.yaml: sha256 abbd18cf919a747bf16065c697e9b0f645fbc2de577a9aab8edd0e1b60e25a8d
+// Mapping table mappings/codex-rollout.yaml: sha256 b49bf86b3497a9afe023dd8dc8f01fd781664255a3a0b205ebff1a04fe6a7719
 import type { IdRef, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import { add, arr, clip, concat, elements, joinKey, json, type JsonView, objects, shellLine, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -70,6 +70,7 @@ const ID_thread_use: IdRef = { role: "thread", op: "use", field: "payload.thread
 const ID_item_close: IdRef = { role: "item", op: "close", field: "payload.id" };
 const ID_item_open: IdRef = { role: "item", op: "open", field: "payload.call_id" };
 const ID_item_close_2: IdRef = { role: "item", op: "close", field: "payload.call_id" };
+const ID_item_mint: IdRef = { role: "item", op: "mint" };
 
 /** mappings/codex-rollout.yaml:82 — line session_meta → session.started, thread.started */
 function r_session_meta(m: View<Member<LineMessage, "type", "session_meta">>, cx: RowContext): boolean {
@@ -270,7 +271,7 @@ function r_response_item_call_output(m: View<Member<LineMessage, "type", "respon
 
 /** mappings/codex-rollout.yaml:462 — line response_item → item.started, item.completed */
 function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
-  if (!(m.payload?.type === "web_search_call")) return false;
+  if (!(m.payload?.type === "web_search_call" && m.payload?.id != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.payload?.id);
@@ -290,7 +291,29 @@ function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "re
   return true;
 }
 
-/** mappings/codex-rollout.yaml:491 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:493 — line response_item → item.started, item.completed */
+function r_response_item_web_search_call_no_id(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "web_search_call")) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
+  cx.emit("item.started", {
+    itemType: "web_search",
+    status: "inProgress",
+    title: m.payload?.action?.query,
+    query: m.payload?.action?.query,
+  });
+  cx.emit("item.completed", {
+    itemType: "web_search",
+    status: map_itemStatus(m.payload?.status),
+    title: m.payload?.action?.query,
+    query: m.payload?.action?.query,
+    data: m.payload,
+  });
+  return true;
+}
+
+/** mappings/codex-rollout.yaml:528 — line response_item → item.started, item.completed */
 function r_response_item_image_generation_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "image_generation_call")) return false;
   cx.ref(ID_thread_current);
@@ -305,7 +328,7 @@ function r_response_item_image_generation_call(m: View<Member<LineMessage, "type
   return true;
 }
 
-/** mappings/codex-rollout.yaml:516 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:553 — line response_item → item.started, item.completed */
 function r_response_item_compaction(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction" || m.payload?.type === "context_compaction"))) return false;
   cx.ref(ID_thread_current);
@@ -319,7 +342,7 @@ function r_response_item_compaction(m: View<Member<LineMessage, "type", "respons
   return true;
 }
 
-/** mappings/codex-rollout.yaml:540 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:577 — line response_item → item.started, item.completed */
 function r_response_item_agent_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "agent_message")) return false;
   cx.ref(ID_thread_current);
@@ -337,7 +360,7 @@ function r_response_item_agent_message(m: View<Member<LineMessage, "type", "resp
   return true;
 }
 
-/** mappings/codex-rollout.yaml:565 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:602 — line response_item → session.configured */
 function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "additional_tools")) return false;
   cx.ref(ID_thread_current);
@@ -346,7 +369,7 @@ function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:581 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:618 — line response_item → session.configured */
 function r_response_item_configuration_update(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "configuration_update")) return false;
   cx.ref(ID_thread_current);
@@ -355,7 +378,7 @@ function r_response_item_configuration_update(m: View<Member<LineMessage, "type"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:600 — line response_item → runtime.warning */
+/** mappings/codex-rollout.yaml:637 — line response_item → runtime.warning */
 function r_response_item_markers(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction_trigger" || m.payload?.type === "other"))) return false;
   if (m.payload?.type === "other") cx.emit("runtime.warning", {
@@ -365,7 +388,7 @@ function r_response_item_markers(m: View<Member<LineMessage, "type", "response_i
   return true;
 }
 
-/** mappings/codex-rollout.yaml:618 — line realtime_item → thread.realtime.started */
+/** mappings/codex-rollout.yaml:655 — line realtime_item → thread.realtime.started */
 function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_started")) return false;
   cx.ref(ID_thread_current);
@@ -373,7 +396,7 @@ function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtim
   return true;
 }
 
-/** mappings/codex-rollout.yaml:633 — line realtime_item → thread.realtime.closed */
+/** mappings/codex-rollout.yaml:670 — line realtime_item → thread.realtime.closed */
 function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_closed")) return false;
   cx.ref(ID_thread_current);
@@ -381,7 +404,7 @@ function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime
   return true;
 }
 
-/** mappings/codex-rollout.yaml:647 — line realtime_item → thread.realtime.item-added */
+/** mappings/codex-rollout.yaml:684 — line realtime_item → thread.realtime.item-added */
 function r_realtime_item(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
@@ -401,15 +424,16 @@ const ROW_response_item_local_shell_call: Row = { rule: "codex-rollout#response-
 const ROW_response_item_tool_search_call: Row = { rule: "codex-rollout#response-item-tool-search-call", line: 378, run: r_response_item_tool_search_call };
 const ROW_response_item_call_output: Row = { rule: "codex-rollout#response-item-call-output", line: 403, run: r_response_item_call_output };
 const ROW_response_item_web_search_call: Row = { rule: "codex-rollout#response-item-web-search-call", line: 462, run: r_response_item_web_search_call };
-const ROW_response_item_image_generation_call: Row = { rule: "codex-rollout#response-item-image-generation-call", line: 491, run: r_response_item_image_generation_call };
-const ROW_response_item_compaction: Row = { rule: "codex-rollout#response-item-compaction", line: 516, run: r_response_item_compaction };
-const ROW_response_item_agent_message: Row = { rule: "codex-rollout#response-item-agent-message", line: 540, run: r_response_item_agent_message };
-const ROW_response_item_additional_tools: Row = { rule: "codex-rollout#response-item-additional-tools", line: 565, run: r_response_item_additional_tools };
-const ROW_response_item_configuration_update: Row = { rule: "codex-rollout#response-item-configuration-update", line: 581, run: r_response_item_configuration_update };
-const ROW_response_item_markers: Row = { rule: "codex-rollout#response-item-markers", line: 600, run: r_response_item_markers };
-const ROW_realtime_session_started: Row = { rule: "codex-rollout#realtime-session-started", line: 618, run: r_realtime_session_started };
-const ROW_realtime_session_closed: Row = { rule: "codex-rollout#realtime-session-closed", line: 633, run: r_realtime_session_closed };
-const ROW_realtime_item: Row = { rule: "codex-rollout#realtime-item", line: 647, run: r_realtime_item };
+const ROW_response_item_web_search_call_no_id: Row = { rule: "codex-rollout#response-item-web-search-call-no-id", line: 493, run: r_response_item_web_search_call_no_id };
+const ROW_response_item_image_generation_call: Row = { rule: "codex-rollout#response-item-image-generation-call", line: 528, run: r_response_item_image_generation_call };
+const ROW_response_item_compaction: Row = { rule: "codex-rollout#response-item-compaction", line: 553, run: r_response_item_compaction };
+const ROW_response_item_agent_message: Row = { rule: "codex-rollout#response-item-agent-message", line: 577, run: r_response_item_agent_message };
+const ROW_response_item_additional_tools: Row = { rule: "codex-rollout#response-item-additional-tools", line: 602, run: r_response_item_additional_tools };
+const ROW_response_item_configuration_update: Row = { rule: "codex-rollout#response-item-configuration-update", line: 618, run: r_response_item_configuration_update };
+const ROW_response_item_markers: Row = { rule: "codex-rollout#response-item-markers", line: 637, run: r_response_item_markers };
+const ROW_realtime_session_started: Row = { rule: "codex-rollout#realtime-session-started", line: 655, run: r_realtime_session_started };
+const ROW_realtime_session_closed: Row = { rule: "codex-rollout#realtime-session-closed", line: 670, run: r_realtime_session_closed };
+const ROW_realtime_item: Row = { rule: "codex-rollout#realtime-item", line: 684, run: r_realtime_item };
 const PICK_LINE_RESPONSE_ITEM_1: readonly Row[] = [ROW_response_item_message];
 const PICK_LINE_RESPONSE_ITEM_2: readonly Row[] = [ROW_response_item_reasoning];
 const PICK_LINE_RESPONSE_ITEM_3: readonly Row[] = [ROW_response_item_function_call];
@@ -419,7 +443,7 @@ const PICK_LINE_RESPONSE_ITEM_6: readonly Row[] = [ROW_response_item_tool_search
 const PICK_LINE_RESPONSE_ITEM_7: readonly Row[] = [ROW_response_item_call_output];
 const PICK_LINE_RESPONSE_ITEM_8: readonly Row[] = [ROW_response_item_call_output];
 const PICK_LINE_RESPONSE_ITEM_9: readonly Row[] = [ROW_response_item_call_output];
-const PICK_LINE_RESPONSE_ITEM_10: readonly Row[] = [ROW_response_item_web_search_call];
+const PICK_LINE_RESPONSE_ITEM_10: readonly Row[] = [ROW_response_item_web_search_call, ROW_response_item_web_search_call_no_id];
 const PICK_LINE_RESPONSE_ITEM_11: readonly Row[] = [ROW_response_item_image_generation_call];
 const PICK_LINE_RESPONSE_ITEM_12: readonly Row[] = [ROW_response_item_compaction];
 const PICK_LINE_RESPONSE_ITEM_13: readonly Row[] = [ROW_response_item_compaction];
@@ -491,7 +515,7 @@ export const table: SurfaceTable = {
       "dynamic_tools_updated": [ROW_dynamic_tools_updated],
       "compacted": [ROW_compacted],
       "event_msg": [ROW_event_msg],
-      "response_item": [ROW_response_item_message, ROW_response_item_reasoning, ROW_response_item_function_call, ROW_response_item_local_shell_call, ROW_response_item_tool_search_call, ROW_response_item_call_output, ROW_response_item_web_search_call, ROW_response_item_image_generation_call, ROW_response_item_compaction, ROW_response_item_agent_message, ROW_response_item_additional_tools, ROW_response_item_configuration_update, ROW_response_item_markers],
+      "response_item": [ROW_response_item_message, ROW_response_item_reasoning, ROW_response_item_function_call, ROW_response_item_local_shell_call, ROW_response_item_tool_search_call, ROW_response_item_call_output, ROW_response_item_web_search_call, ROW_response_item_web_search_call_no_id, ROW_response_item_image_generation_call, ROW_response_item_compaction, ROW_response_item_agent_message, ROW_response_item_additional_tools, ROW_response_item_configuration_update, ROW_response_item_markers],
       "realtime_item": [ROW_realtime_session_started, ROW_realtime_session_closed, ROW_realtime_item],
     },
   },
@@ -509,10 +533,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:661)",
-    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:664)",
-    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:667)",
-    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:670)",
-    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:673)",
+    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:698)",
+    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:701)",
+    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:704)",
+    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:707)",
+    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:710)",
   },
 };
