@@ -708,4 +708,29 @@ describe("unwrap: capture wrappers vs messages that carry a message field", () =
     const claude = { type: "assistant", message: { id: "msg_1", content: [] }, session_id: "s" };
     expect(unwrap(claude)).toEqual({ message: claude });
   });
+
+  it("a wrapper naming a direction may hold the message as `m`, or as its JSON text in `json`; client logs' direction words", async () => {
+    const { unwrap } = await import("../src/capture/unwrap.js");
+    const msg = { jsonrpc: "2.0", id: 1, method: "initialize", params: {} };
+    expect(unwrap({ dir: "out", m: msg })).toEqual({ message: msg, direction: "out" });
+    expect(unwrap({ ts: "2025-01-01T00:00:00Z", direction: "fromClient", json: JSON.stringify(msg) })).toEqual({ message: msg, direction: "out", fromText: true });
+    expect(unwrap({ direction: "fromAgent", json: ` ${JSON.stringify(msg)}` }).direction).toBe("in");
+    for (const [word, dir] of [["inbound", "in"], ["outbound", "out"], ["toAgent", "out"], ["toClient", "in"], ["fromServer", "in"], ["toServer", "out"]]) {
+      expect(unwrap({ direction: word, m: msg }).direction).toBe(dir);
+    }
+    // no direction word: `m` and `json` are nobody's wrapper (Codex's {id, msg} and any message with such fields stay whole)
+    for (const x of [{ m: msg }, { json: JSON.stringify(msg) }, { dir: "sideways", m: msg }, { id: "0", msg: { type: "task_started" } }]) expect(unwrap(x)).toEqual({ message: x });
+    // json that is no object's text is not unwrapped
+    for (const json of ["not json", "[1,2]", "42", '{"a":'] as const) expect(unwrap({ dir: "in", json })).toEqual({ message: { dir: "in", json } });
+  });
+
+  it("a message held as JSON text is checked for nesting like any pushed message (its text was a string to the line's scan)", () => {
+    const deep = "[".repeat(3000) + "]".repeat(3000);
+    const line = JSON.stringify({ direction: "fromAgent", json: `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":${deep}}}` });
+    const n = createNormalizer({ surface: "acp", ids: counterIds(), clock: steppingClock() });
+    let out: CanonicalEvent[] = [];
+    expect(() => { out = n.pushLine(line); }).not.toThrow();
+    expect(out.map((e) => [e.type, (e.payload as any).message])).toEqual([["runtime.error", "message nests deeper than 1000 levels: not mapped"]]);
+    expect(n.stats().outcomes.malformed).toBe(1);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * The capture-wrapper line formats, in one place: a recorder's line {direction|dir|channel, message|frame} around
- * the provider message. `unwrap` takes the message and its direction out (pushLine does this before the table sees
+ * the provider message (or, with a direction word, `m`, or `json`: the message's JSON text). `unwrap` takes the message and its direction out (pushLine does this before the table sees
  * the line); `unwrapCaptureLine` also keeps the channel and the wrapper for a capture's native_in record.
  * No Node APIs.
  */
@@ -9,7 +9,15 @@ import type { Direction } from "../normalize/state.js";
 const DIRECTIONS: Record<string, Direction | undefined> = {
   in: "in", out: "out", incoming: "in", outgoing: "out", "server->client": "in", "client->server": "out",
   "agent->client": "in", "client->agent": "out", recv: "in", send: "out", unmarked: undefined,
+  // a client's log, named by where the message came from or went
+  inbound: "in", outbound: "out", fromAgent: "in", fromServer: "in", fromClient: "out", toAgent: "out", toServer: "out", toClient: "in",
 };
+
+/**
+ * Where a wrapper that names a direction may hold its message besides `message` / `frame`: `m`, and `json` — the
+ * message's JSON text (a log that stores what went over the wire as a string), parsed here.
+ */
+const DIRECTED_MESSAGE = ["m", "json"] as const;
 
 /**
  * What a recorder's own line never has: a message or anything a wrapper of one has (a direction, a sequence number) or
@@ -22,19 +30,43 @@ const NOT_IN_A_RECORD = ["message", "frame", "payload", "dir", "direction", "seq
  * capture — a `channel` that names no direction, and none of NOT_IN_A_RECORD: e.g. a probe's `{ts, channel:
  * "scenario-result", scenario, result}` — is `record` (the channel): no protocol message at all.
  */
-export function unwrap(x: unknown): { message: unknown; direction?: Direction; record?: string } {
+export function unwrap(x: unknown): { message: unknown; direction?: Direction; record?: string; fromText?: boolean } {
   if (x && typeof x === "object" && !Array.isArray(x)) {
     const o = x as Record<string, unknown>;
     // A capture wrapper has no type of its own (Claude SDK messages carry `type` and a `message` field).
     if (typeof o.method !== "string" && typeof o.type !== "string" && !("result" in o) && !("error" in o)) {
-      const inner = o.message ?? o.frame;
       const dir = o.direction ?? o.dir ?? o.channel;
-      if (inner && typeof inner === "object") return { message: inner, direction: typeof dir === "string" ? DIRECTIONS[dir] : undefined };
+      const direction = typeof dir === "string" ? DIRECTIONS[dir] : undefined;
+      const inner = o.message ?? o.frame;
+      if (inner && typeof inner === "object") return { message: inner, direction };
+      if (inner === undefined && typeof dir === "string" && Object.hasOwn(DIRECTIONS, dir)) {
+        // a wrapper naming a direction, its message under another name (`m`), or as JSON text (`json`)
+        for (const k of DIRECTED_MESSAGE) {
+          const v = o[k];
+          if (v && typeof v === "object" && !Array.isArray(v)) return { message: v, direction };
+          if (typeof v === "string" && k === "json") {
+            const parsed = parseObject(v);
+            if (parsed !== undefined) return { message: parsed, direction, fromText: true };
+          }
+        }
+      }
     }
     const ch = o.channel;
     if (typeof ch === "string" && !Object.hasOwn(DIRECTIONS, ch) && NOT_IN_A_RECORD.every((k) => o[k] === undefined)) return { message: x, record: ch };
   }
   return { message: x };
+}
+
+/** A JSON object's text → the object (undefined for anything else: not JSON, or another JSON value). */
+function parseObject(text: string): Record<string, unknown> | undefined {
+  const t = text.trimStart();
+  if (!t.startsWith("{")) return undefined;
+  try {
+    const v = JSON.parse(t);
+    return v && typeof v === "object" && !Array.isArray(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface NativeMeta {

@@ -247,7 +247,9 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
         envelope.lineMessage = parsed;
         envelope.lineText = text;
       }
-      depthChecked = true; // the text scan above (a line no longer than 2 × MAX_NESTING can't nest deeper)
+      // the text scan above (a line no longer than 2 × MAX_NESTING can't nest deeper); a message the wrapper held as
+      // JSON text was a string there, unscanned: push() walks it
+      depthChecked = w.fromText !== true;
       try {
         return normalizer.push(w.message, { direction: opts?.direction ?? w.direction, capture: w.message === parsed ? undefined : parsed });
       } finally {

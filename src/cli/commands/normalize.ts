@@ -27,7 +27,8 @@ export const NORMALIZE_USAGE = `normalize [FILE|-] [options]   (stdin when no FI
                         wired in) to FILE, redacted (<HOME>, <PROJECT>=cwd, <TMP>, keys, tokens, cookies, env maps…)
   --no-redact           with --capture: do not redact (the log then holds secrets; sanitize redacts later)
 
-Input lines may be bare messages or capture wrappers {direction|dir|channel, message|frame}; a file that starts
+Input lines may be bare messages or capture wrappers {direction|dir|channel, message|frame} (with a direction
+word, also {dir, m} and {direction, json: "<the message's JSON text>"}); a file that starts
 with "[" is read as one JSON array; JSON written over several lines whose lines no surface recognises is read whole:
 messages pretty-printed one after another, or one document's top-level "messages" (or "events") array. Each provider message is written out once: the first event it produced (or the
 one carrying its text) has it as raw.payload, the others name that event in raw.payloadRef.`;
