@@ -377,11 +377,12 @@ describe("Gemini CLI: a saved chat renders as its session/load replay", () => {
   }
 });
 
-describe("gemini-chat fed raw (agentnorm normalize --from gemini-chat FILE)", () => {
+describe("gemini-chat pushed record by record (createNormalizer; the CLI replays a chat file first: test/record-log.test.ts)", () => {
   it("a chat file is told apart by the CLI's detection; any other JSON is not taken for a chat", () => {
     const chat = lines(join(F, "gemini/home/.gemini/tmp/beta/chats/session-2026-01-01T08-00-00001f41.jsonl"));
     expect(detectInput(chat)).toMatchObject({ kind: "native", surface: "gemini-chat" });
     expect(detectInput(['{"foo":1}', '{"bar":2,"id":"x"}', '{"$set":{"a":1}}'])).toMatchObject({ kind: "unknown" });
+    expect(detectInput(['{"$set":{"a":1}}', '{"$rewindTo":"x"}'])).toMatchObject({ kind: "unknown" });
   });
   it("its messages map in file order; the log's $set records are reported, not applied", () => {
     const file = join(F, "gemini/home/.gemini/tmp/beta/chats/session-2026-01-01T08-00-00001f41.jsonl");

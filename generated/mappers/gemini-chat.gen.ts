@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0fa825390b5968d38fd973270a984611c7ab6081d376eb2fcb591cc5db5647d2  schemas/upstream/gemini-cli/0.61.0/ChatRecord.json
-// Mapping table mappings/gemini-chat.yaml: sha256 bf455f8e0605d8a87ff1946b27ae27a2cc2da85312089beb497d23585a4d879d
+// Mapping table mappings/gemini-chat.yaml: sha256 ae346fee4aa064ed38df7db0b864f1d9b62c6d8c20a2681ec9ba70d612139cb2
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { UNSET, add, arr, concat, elements, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, typeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/gemini-chat.gen.js";
@@ -13,7 +13,7 @@ export type StepMessage = { step: string; [key: string]: unknown };
 /** Any message of the gemini-chat surface. */
 export type Message = RecordMessage | StepMessage;
 
-// map "notPrompt" (mappings/gemini-chat.yaml:63)
+// map "notPrompt" (mappings/gemini-chat.yaml:64)
 type V_notPrompt = "context";
 const M_notPrompt: ReadonlyMap<string, V_notPrompt> = new Map([
 ]);
@@ -30,7 +30,7 @@ function map_notPrompt(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "toolStatus" (mappings/gemini-chat.yaml:67)
+// map "toolStatus" (mappings/gemini-chat.yaml:68)
 type V_toolStatus = "completed";
 const M_toolStatus: ReadonlyMap<string, V_toolStatus> = new Map([
   ["success", "completed"],
@@ -42,7 +42,7 @@ function map_toolStatus(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKind" (mappings/gemini-chat.yaml:71)
+// map "toolKind" (mappings/gemini-chat.yaml:72)
 type V_toolKind = "execute" | "read" | "edit" | "search" | "fetch" | "think";
 const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["run_shell_command", "execute"],
@@ -78,13 +78,13 @@ function map_toolKind(v: unknown, d: unknown = "other"): unknown {
 const ID_thread_use: IdRef = { role: "thread", op: "use", field: "thread (value)" };
 const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 
-/** mappings/gemini-chat.yaml:96 — record header */
+/** mappings/gemini-chat.yaml:97 — record header */
 function r_header(m: View<Member<RecordMessage, "type", "header">>, cx: RowContext): boolean {
   cx.setVar("chat", m.sessionId);
   return true;
 }
 
-/** mappings/gemini-chat.yaml:105 — record user */
+/** mappings/gemini-chat.yaml:106 — record user */
 function r_user_prompt(m: View<Member<RecordMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(text(m.content, "", "untypedBlocks", true) != null && map_notPrompt(text(m.content, "", "untypedBlocks", false)) == null)) return false;
   cx.replay({
@@ -98,7 +98,7 @@ function r_user_prompt(m: View<Member<RecordMessage, "type", "user">>, cx: RowCo
   return true;
 }
 
-/** mappings/gemini-chat.yaml:143 — record gemini */
+/** mappings/gemini-chat.yaml:144 — record gemini */
 function r_model_message_text(m: View<Member<RecordMessage, "type", "gemini">>, cx: RowContext): boolean {
   if (!(typeOf(m.content) === "string")) return false;
   for (const s_thought of arr(m.thoughts)) {
@@ -111,7 +111,7 @@ function r_model_message_text(m: View<Member<RecordMessage, "type", "gemini">>, 
   return true;
 }
 
-/** mappings/gemini-chat.yaml:177 — record gemini */
+/** mappings/gemini-chat.yaml:178 — record gemini */
 function r_model_message_rewritten(m: View<Member<RecordMessage, "type", "gemini">>, cx: RowContext): boolean {
   if (!((
     objects(m.content).filter((s_p) => s_p?.thought === true).map((s_p) => (s_p))?.[0]
@@ -126,7 +126,7 @@ function r_model_message_rewritten(m: View<Member<RecordMessage, "type", "gemini
   return true;
 }
 
-/** mappings/gemini-chat.yaml:206 — record gemini */
+/** mappings/gemini-chat.yaml:207 — record gemini */
 function r_model_message_parts(m: View<Member<RecordMessage, "type", "gemini">>, cx: RowContext): boolean {
   for (const s_thought of arr(m.thoughts)) {
     cx.replay({ step: "thought", sessionId: (cx.vars.chat ?? "chat"), thought: s_thought });
@@ -140,7 +140,7 @@ function r_model_message_parts(m: View<Member<RecordMessage, "type", "gemini">>,
   return true;
 }
 
-/** mappings/gemini-chat.yaml:235 — step thought */
+/** mappings/gemini-chat.yaml:236 — step thought */
 function r_step_thought(m: View<Member<StepMessage, "step", "thought">>, cx: RowContext): boolean {
   cx.replay({
     jsonrpc: "2.0",
@@ -156,7 +156,7 @@ function r_step_thought(m: View<Member<StepMessage, "step", "thought">>, cx: Row
   return true;
 }
 
-/** mappings/gemini-chat.yaml:254 — step text */
+/** mappings/gemini-chat.yaml:255 — step text */
 function r_step_text(m: View<Member<StepMessage, "step", "text">>, cx: RowContext): boolean {
   if (!(text(m.text, "", "strings", true) != null)) return false;
   cx.replay({
@@ -167,7 +167,7 @@ function r_step_text(m: View<Member<StepMessage, "step", "text">>, cx: RowContex
   return true;
 }
 
-/** mappings/gemini-chat.yaml:275 — step part */
+/** mappings/gemini-chat.yaml:276 — step part */
 function r_step_part_thought(m: View<Member<StepMessage, "step", "part">>, cx: RowContext): boolean {
   if (!(m.part?.thought === true && m.part?.text != null)) return false;
   cx.replay({
@@ -178,14 +178,14 @@ function r_step_part_thought(m: View<Member<StepMessage, "step", "part">>, cx: R
   return true;
 }
 
-/** mappings/gemini-chat.yaml:295 — step part */
+/** mappings/gemini-chat.yaml:296 — step part */
 function r_step_part_text(m: View<Member<StepMessage, "step", "part">>, cx: RowContext): boolean {
   if (!(text(m.part?.text, "", "strings", true) != null)) return false;
   cx.replay({ step: "text", sessionId: m.sessionId, text: m.part?.text });
   return true;
 }
 
-/** mappings/gemini-chat.yaml:312 — step part */
+/** mappings/gemini-chat.yaml:313 — step part */
 function r_step_part_call(m: View<Member<StepMessage, "step", "part">>, cx: RowContext): boolean {
   if (!(m.part?.functionCall?.name != null)) return false;
   cx.replay({
@@ -212,7 +212,7 @@ function r_step_part_call(m: View<Member<StepMessage, "step", "part">>, cx: RowC
   return true;
 }
 
-/** mappings/gemini-chat.yaml:338 — step tool-call */
+/** mappings/gemini-chat.yaml:339 — step tool-call */
 function r_step_tool_call_diff(m: View<Member<StepMessage, "step", "tool-call">>, cx: RowContext): boolean {
   if (!(m.call?.resultDisplay?.fileName != null)) return false;
   cx.replay({
@@ -239,7 +239,7 @@ function r_step_tool_call_diff(m: View<Member<StepMessage, "step", "tool-call">>
   return true;
 }
 
-/** mappings/gemini-chat.yaml:365 — step tool-call */
+/** mappings/gemini-chat.yaml:366 — step tool-call */
 function r_step_tool_call_text(m: View<Member<StepMessage, "step", "tool-call">>, cx: RowContext): boolean {
   if (!(typeOf(m.call?.resultDisplay) === "string")) return false;
   cx.replay({
@@ -261,7 +261,7 @@ function r_step_tool_call_text(m: View<Member<StepMessage, "step", "tool-call">>
   return true;
 }
 
-/** mappings/gemini-chat.yaml:392 — step tool-call */
+/** mappings/gemini-chat.yaml:393 — step tool-call */
 function r_step_tool_call(m: View<Member<StepMessage, "step", "tool-call">>, cx: RowContext): boolean {
   cx.replay({
     jsonrpc: "2.0",
@@ -282,7 +282,7 @@ function r_step_tool_call(m: View<Member<StepMessage, "step", "tool-call">>, cx:
   return true;
 }
 
-/** mappings/gemini-chat.yaml:417 — step end → turn.completed */
+/** mappings/gemini-chat.yaml:418 — step end → turn.completed */
 function r_end(m: View<Member<StepMessage, "step", "end">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(cx.vars["replay-turn"].get((v1 !== UNSET ? v1 : (v1 = (cx.vars.chat ?? "chat")))) != null)) return false;
@@ -295,33 +295,33 @@ function r_end(m: View<Member<StepMessage, "step", "end">>, cx: RowContext): boo
 }
 
 // the rows, each once (a row of several methods is in each method's list)
-const ROW_header: Row = { rule: "gemini-chat#header", line: 96, run: r_header };
-const ROW_user_prompt: Row = { rule: "gemini-chat#user-prompt", line: 105, run: r_user_prompt };
-const ROW_model_message_text: Row = { rule: "gemini-chat#model-message-text", line: 143, run: r_model_message_text };
-const ROW_model_message_rewritten: Row = { rule: "gemini-chat#model-message-rewritten", line: 177, run: r_model_message_rewritten };
-const ROW_model_message_parts: Row = { rule: "gemini-chat#model-message-parts", line: 206, run: r_model_message_parts };
-const ROW_step_thought: Row = { rule: "gemini-chat#step-thought", line: 235, run: r_step_thought };
-const ROW_step_text: Row = { rule: "gemini-chat#step-text", line: 254, run: r_step_text };
-const ROW_step_part_thought: Row = { rule: "gemini-chat#step-part-thought", line: 275, run: r_step_part_thought };
-const ROW_step_part_text: Row = { rule: "gemini-chat#step-part-text", line: 295, run: r_step_part_text };
-const ROW_step_part_call: Row = { rule: "gemini-chat#step-part-call", line: 312, run: r_step_part_call };
-const ROW_step_tool_call_diff: Row = { rule: "gemini-chat#step-tool-call-diff", line: 338, run: r_step_tool_call_diff };
-const ROW_step_tool_call_text: Row = { rule: "gemini-chat#step-tool-call-text", line: 365, run: r_step_tool_call_text };
-const ROW_step_tool_call: Row = { rule: "gemini-chat#step-tool-call", line: 392, run: r_step_tool_call };
-const ROW_end: Row = { rule: "gemini-chat#end", line: 417, run: r_end };
+const ROW_header: Row = { rule: "gemini-chat#header", line: 97, run: r_header };
+const ROW_user_prompt: Row = { rule: "gemini-chat#user-prompt", line: 106, run: r_user_prompt };
+const ROW_model_message_text: Row = { rule: "gemini-chat#model-message-text", line: 144, run: r_model_message_text };
+const ROW_model_message_rewritten: Row = { rule: "gemini-chat#model-message-rewritten", line: 178, run: r_model_message_rewritten };
+const ROW_model_message_parts: Row = { rule: "gemini-chat#model-message-parts", line: 207, run: r_model_message_parts };
+const ROW_step_thought: Row = { rule: "gemini-chat#step-thought", line: 236, run: r_step_thought };
+const ROW_step_text: Row = { rule: "gemini-chat#step-text", line: 255, run: r_step_text };
+const ROW_step_part_thought: Row = { rule: "gemini-chat#step-part-thought", line: 276, run: r_step_part_thought };
+const ROW_step_part_text: Row = { rule: "gemini-chat#step-part-text", line: 296, run: r_step_part_text };
+const ROW_step_part_call: Row = { rule: "gemini-chat#step-part-call", line: 313, run: r_step_part_call };
+const ROW_step_tool_call_diff: Row = { rule: "gemini-chat#step-tool-call-diff", line: 339, run: r_step_tool_call_diff };
+const ROW_step_tool_call_text: Row = { rule: "gemini-chat#step-tool-call-text", line: 366, run: r_step_tool_call_text };
+const ROW_step_tool_call: Row = { rule: "gemini-chat#step-tool-call", line: 393, run: r_step_tool_call };
+const ROW_end: Row = { rule: "gemini-chat#end", line: 418, run: r_end };
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: JsonView, capture?: unknown): InputMatch | undefined {
-  // mappings/gemini-chat.yaml:42 — input wrapper "header"
+  // mappings/gemini-chat.yaml:43 — input wrapper "header"
   if (line?.sessionId != null && line?.projectHash != null) return { wrapper: "header", message: line, kind: "record", type: "header" };
-  // mappings/gemini-chat.yaml:47 — input wrapper "message"
+  // mappings/gemini-chat.yaml:48 — input wrapper "message"
   if (line?.id != null && line?.type != null) return { wrapper: "message", message: line };
-  // mappings/gemini-chat.yaml:50 — input wrapper "step"
+  // mappings/gemini-chat.yaml:51 — input wrapper "step"
   if (line?.step != null) return { wrapper: "step", message: line };
   return undefined;
 }
 
-/** The time a message carries (mappings/gemini-chat.yaml:55), as an ISO date-time; undefined when it carries none. */
+/** The time a message carries (mappings/gemini-chat.yaml:56), as an ISO date-time; undefined when it carries none. */
 function time(m: View<Message>, cx: { readonly meta: JsonView }): string | undefined {
   return timeOf(m?.timestamp, "ms") ?? timeOf(m?.startTime, "ms");
 }
@@ -367,11 +367,11 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "gemini-chat#ignored-record-1": "a user message that is no prompt: the session context Gemini CLI sets up first, or a tool's result handed back to the model (the tool call's own record holds it) (mappings/gemini-chat.yaml:441)",
-    "gemini-chat#ignored-record-2": "a notice Gemini CLI showed the user, not part of the model's history (its ACP replay skips it too) (mappings/gemini-chat.yaml:445)",
-    "gemini-chat#ignored-step-3": "the end of a chat with no turn open (mappings/gemini-chat.yaml:448)",
-    "gemini-chat#ignored-step-4": "a model message without text (only thoughts or tool calls) (mappings/gemini-chat.yaml:452)",
-    "gemini-chat#ignored-step-5": "a part of a model message that is no text, thought or call (inline data, a file): not shown live either (mappings/gemini-chat.yaml:456)",
+    "gemini-chat#ignored-record-1": "a user message that is no prompt: the session context Gemini CLI sets up first, or a tool's result handed back to the model (the tool call's own record holds it) (mappings/gemini-chat.yaml:442)",
+    "gemini-chat#ignored-record-2": "a notice Gemini CLI showed the user, not part of the model's history (its ACP replay skips it too) (mappings/gemini-chat.yaml:446)",
+    "gemini-chat#ignored-step-3": "the end of a chat with no turn open (mappings/gemini-chat.yaml:449)",
+    "gemini-chat#ignored-step-4": "a model message without text (only thoughts or tool calls) (mappings/gemini-chat.yaml:453)",
+    "gemini-chat#ignored-step-5": "a part of a model message that is no text, thought or call (inline data, a file): not shown live either (mappings/gemini-chat.yaml:457)",
   },
   ignoreWhen: {
     "gemini-chat#ignored-record-1": (m: JsonView, cx: { readonly vars: SessionSlots }) => m?.type === "user",

@@ -13,6 +13,7 @@ import { unwrapCaptureLine } from "../capture/unwrap.js";
 import { CAPTURE_STAGES } from "../capture/capture.js";
 import { counterIds, steppingClock } from "../normalize/ids.js";
 import { createNormalizer } from "../normalize/normalizer.js";
+import { isLogUpdate, recordLogOf } from "../sessions/record-log.js";
 
 /** Lines looked at. */
 export const DETECT_LINES = 64;
@@ -79,7 +80,12 @@ export function detectInput(lines: string[]): Detection {
     let mapped = 0;
     let marked = 0;
     const fields = SURFACES[surface]!.detectFields ?? [];
+    // a surface whose files are a record log (Gemini CLI's chat files): its set and rewind records are its own
+    // (the CLI replays them, surfaceLines), not lines for the table
+    const log = recordLogOf(surface);
+    let updates = 0;
     for (const s of sample) {
+      if (log && isLogUpdate(s.value, log)) { updates++; continue; }
       norm.pushLine(s.text);
       const after = norm.stats();
       const unknown = after.unknown - before.unknown;
@@ -91,6 +97,8 @@ export function detectInput(lines: string[]): Detection {
       }
       before = after;
     }
+    // (counted only beside records the table recognises: such a line alone makes no chat)
+    if (recognised > 0) recognised += updates;
     scores.push({ surface, recognised, marked, mapped, of: n });
   }
   // Most recognised first; then most carrying a distinguishing field; then most mapped to events (a surface that

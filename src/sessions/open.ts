@@ -11,6 +11,7 @@ import { readLineAt, readLines } from "./files.js";
 import { linkOrder, type LinkRef } from "../normalize/link-order.js";
 import { listSessions, storeRoot, walkPattern, type StoredSession } from "./list.js";
 import { SqliteReader } from "./sqlite.js";
+import { RecordLogReplay } from "./record-log.js";
 import { agentSessionEvents } from "./agent.js";
 import type { ConnectOptions } from "../live/types.js";
 import { SESSION_AGENTS, STORES, linkRef, type FileStore, type LinkStoreOrder, type RecordLog, type SessionAgent, type SqliteStore } from "./stores.js";
@@ -150,36 +151,18 @@ async function* linked(n: Normalizer, order: LinkStoreOrder, file: string, warni
  * messages, since a later record may replace or remove any of them — then the header and the messages, in order.
  */
 async function* recordLog(n: Normalizer, log: RecordLog, file: string, warnings: string[]): AsyncGenerator<CanonicalEvent> {
-  let header: Record<string, unknown> = {};
-  const messages = new Map<string, unknown>();
-  const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
-  const addAll = (list: unknown) => { if (Array.isArray(list)) for (const m of list) if (isObject(m) && typeof m[log.key] === "string") messages.set(m[log.key] as string, m); };
+  const replay = new RecordLogReplay<number>(log);
   let bad = 0;
   for await (const l of readLines(file, sizeOf(file), (bytes) => warnings.push(partialNote(file, bytes)))) {
     if (l.text.trim() === "") continue;
     let r: unknown;
     try { r = JSON.parse(l.text); } catch { bad++; continue; }
-    if (!isObject(r)) { bad++; continue; }
-    if (typeof r[log.rewind] === "string") {
-      let found = false;
-      for (const k of [...messages.keys()]) { if (k === r[log.rewind]) found = true; if (found) messages.delete(k); }
-      if (!found) messages.clear();
-    } else if (typeof r[log.key] === "string") {
-      messages.set(r[log.key] as string, r);
-    } else if (isObject(r[log.set])) {
-      const set = r[log.set] as Record<string, unknown>;
-      if (Array.isArray(set[log.list])) { messages.clear(); addAll(set[log.list]); }
-      const { [log.list]: _, ...rest } = set;
-      header = { ...header, ...rest };
-    } else if (log.header.every((k) => typeof r[k] === "string")) {
-      const { [log.list]: list, ...rest } = r;
-      header = { ...header, ...rest };
-      addAll(list);
-    } else bad++;
+    if (!replay.add(r)) bad++;
   }
   if (bad) warnings.push(`${basename(file)}: ${bad} line(s) are not records of this log (not JSON, or of no known kind): left out`);
+  const { header, messages } = replay.result();
   yield* n.push(header);
-  for (const m of messages.values()) yield* n.push(m);
+  for (const m of messages) yield* n.push(m.message);
 }
 
 /**

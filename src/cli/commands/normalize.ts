@@ -11,7 +11,7 @@ import { unwrapCaptureLine } from "../../capture/unwrap.js";
 import { describeDetection } from "../detect.js";
 import { cliRedactOptions } from "./capture.js";
 import { countLine, finish, lineProblems, newTally, noneMatched, release } from "./source.js";
-import { chooseSurface, CliError, flushStdout, openInput, parseArgs, printHelp, reason, stopExitCode, stopRequested, surfaceFlag, UsageError, warn, write } from "./util.js";
+import { chooseSurface, CliError, surfaceLines, flushStdout, openInput, parseArgs, printHelp, reason, stopExitCode, stopRequested, surfaceFlag, UsageError, warn, write } from "./util.js";
 
 export const NORMALIZE_USAGE = `normalize [FILE|-] [options]   (stdin when no FILE)
   --from SURFACE        input surface (default: detected from the input): ${SURFACE_NAMES.join(", ")}
@@ -124,7 +124,7 @@ export async function normalize(argv: string[]): Promise<number> {
   const problems = lineProblems(n, tally, label);
   const closeCapture = () => { if (captureFd !== undefined) { closeSync(captureFd); captureFd = undefined; } };
   try {
-    for await (const { text, n: line } of input.lines) {
+    for await (const { text, n: line } of surfaceLines(input, surface, quiet)) {
       lineNo = line;
       countLine(tally, text);
       const events = pushLine(text, line, (direction as Direction | undefined) ?? directions?.[line - 1]);

@@ -8,7 +8,7 @@ import { counterIds, steppingClock } from "../../normalize/ids.js";
 import { createNormalizer, type CanonicalEvent, type Normalizer } from "../../normalize/normalizer.js";
 import { createRawResolver } from "../../normalize/raw-stream.js";
 import { CAPTURE_STAGES } from "../../capture/capture.js";
-import { chooseSurface, openInput, warn, type Flags, type Input } from "./util.js";
+import { chooseSurface, openInput, surfaceLines, warn, type Flags, type Input } from "./util.js";
 
 /** Diagnostics printed per kind before only the count is kept. */
 export const SHOWN = 10;
@@ -141,7 +141,7 @@ export async function openSource(file: string | undefined, f: Flags, tally: Tall
   const resolver = createRawResolver();
   const problems = n ? lineProblems(n, tally, label) : undefined;
   async function* batches() {
-    for await (const { text, n: line } of input.lines) {
+    for await (const { text, n: line } of surfaceLines(input, surface, !!f.quiet)) {
       countLine(tally, text);
       if (n) {
         const events = n.pushLine(text, { lineNumber: line });

@@ -16,6 +16,7 @@ import { cutLines, escapeJsonOutput, escapeTerminal } from "../../render/termina
 import { describeDetection, detectInput, DETECT_LINES, type Detection } from "../detect.js";
 import { valueLines } from "../../normalize/nesting.js";
 import { documentMessages, mayBeDocument } from "../../capture/unwrap.js";
+import { recordLogOf, RecordLogReplay } from "../../sessions/record-log.js";
 
 export class UsageError extends Error {}
 
@@ -384,6 +385,32 @@ function elementsInput(label: string, values: unknown[]): Input {
     for (let i = 0; i < texts.length; i++) yield { text: texts[i], n: i + 1 };
   }
   return { label, detection: detectInput(texts.slice(0, DETECT_LINES)), lines: elements() };
+}
+
+/**
+ * The lines a surface maps, in the order it maps them: the input's, or for a surface whose files are a record log
+ * (recordLogOf), the log replayed to the session it says at its end, as agentnorm/sessions opens it — lines that are
+ * no record first (reported at their numbers as any line is), then the session's header and its messages, each at
+ * the line of the record that last set it. The input is read whole first. Says (unless quiet) what the log changed.
+ */
+export function surfaceLines(input: Input, surface: string | undefined, quiet: boolean): AsyncGenerator<{ text: string; n: number }> {
+  const log = recordLogOf(surface);
+  if (!log) return input.lines;
+  return (async function* () {
+    const replay = new RecordLogReplay<{ text: string; n: number }>(log);
+    const others: { text: string; n: number }[] = [];
+    for await (const l of input.lines) {
+      if (l.text.trim() === "") continue;
+      let r: unknown;
+      try { r = JSON.parse(l.text); } catch { others.push(l); continue; }
+      if (!replay.add(r, l)) others.push(l);
+    }
+    const { header, headerTag, messages, applied, superseded } = replay.result();
+    if (!quiet && (applied || superseded)) warn(`agentnorm: ${input.label}: a record log: ${applied} record(s) applied to the session (fields set, a rewind), ${superseded} message record(s) replaced or removed by later ones; the session the log ends with is mapped`);
+    yield* others;
+    if (headerTag) yield { text: JSON.stringify(header), n: headerTag.n };
+    for (const m of messages) yield m.tag && !m.listed ? m.tag : { text: JSON.stringify(m.message), n: m.tag?.n ?? headerTag?.n ?? 1 };
+  })();
 }
 
 /**
