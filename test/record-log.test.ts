@@ -4,7 +4,8 @@
  * session openSession gives, with no warning for the log's own records; detection counts them for the surface.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isLogUpdate, recordLogOf, RecordLogReplay } from "../src/sessions/record-log.js";
@@ -103,5 +104,15 @@ const DIST = join(ROOT, "dist/src/cli/cli.js");
     expect(q.status, q.stderr).toBe(0);
     expect(q.stderr).toBe("");
     expect(q.stdout).toContain("── turn 1 ──");
+  });
+
+  it("view replays it too: the page's problems are none", () => {
+    const file = files.find((f) => readFileSync(f, "utf8").includes('"$set":{"messages"'))!;
+    const out = join(mkdtempSync(join(tmpdir(), "agentnorm-record-log-")), "chat.html");
+    const r = spawnSync(process.execPath, [DIST, "view", file, "-o", out], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain("a record log:");
+    expect(r.stderr).toMatch(/problems: none/);
+    expect(existsSync(out)).toBe(true);
   });
 });

@@ -7,7 +7,8 @@ import { viewerHtmlChunks } from "../../view/html.js";
 import { detectInput, DETECT_LINES } from "../detect.js";
 import { documentMessages, mayBeDocument } from "../../capture/unwrap.js";
 import { valueLines } from "../../normalize/nesting.js";
-import { chooseSurface, CliError, intFlag, labelOf, parseArgs, printHelp, readLines, UsageError, surfaceFlag, warn, writeOutputChunks } from "./util.js";
+import { recordLogOf } from "../../sessions/record-log.js";
+import { chooseSurface, CliError, intFlag, surfaceLines, labelOf, parseArgs, printHelp, readLines, UsageError, surfaceFlag, warn, writeOutputChunks } from "./util.js";
 
 /** Default cap: MB of input (1 MB = 1,048,576 characters) whose last turns the page shows. */
 export const DEFAULT_VIEW_MB = 16;
@@ -101,6 +102,14 @@ export async function view(argv: string[]): Promise<number> {
   }
   if (detection.kind === "native" || detection.kind === "tie" || detection.kind === "unknown" || from) {
     from = chooseSurface({ label, detection, lines: (async function* () {})() }, from, { quiet: !!f.quiet }) ?? from;
+  }
+  if (recordLogOf(from) && rest === input) {
+    // a record log (Gemini CLI's chat file): replayed to the session it ends with, as every command reads it
+    const { all } = await readWhole(`is a record log larger than --max-mb %MB: such a file is read whole; give a larger --max-mb`);
+    const texts = all.filter((x): x is { n: number; text: string } => "text" in x);
+    const replayed: Item[] = all.filter((x) => "over" in x);
+    for await (const x of surfaceLines({ label, detection, lines: (async function* () { yield* texts; })() }, from, !!f.quiet)) replayed.push(x);
+    lines = replayed;
   }
   const title = (f.title as string | undefined) ?? `agentnorm view — ${basename(label)}`;
   let problemLines = 0;
