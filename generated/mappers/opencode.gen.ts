@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-// Mapping table mappings/opencode.yaml: sha256 3b656c3d531e6f7800d7af0429f9a507657a351c1b272296275192d61bbe1b25
+// Mapping table mappings/opencode.yaml: sha256 a2957aa412bd9828faca81e2ffaba95dd6c6de03395aebd4636bbe1fe2f197bc
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
@@ -371,18 +371,25 @@ function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:518 — event message.part.updated */
+/** mappings/opencode.yaml:519 — event message.part.updated */
 function r_text_part_waits_for_role(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
-  if (!(m.properties?.part?.type === "text")) return false;
+  if (!((m.properties?.part?.type === "text" || m.properties?.part?.type === "file"))) return false;
   return cx.hold(["role", m.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:534 — event message.part.delta */
+/** mappings/opencode.yaml:535 — event message.part.delta */
 function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   return cx.hold(["part", m.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:542 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:546 — event message.part.updated */
+function r_user_synthetic_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "text" && m.properties?.part?.synthetic === true && cx.vars.role.get(m.properties?.part?.messageID) === "user")) return false;
+  cx.setVarIn(cx.vars.part, m.properties?.part?.id, "user");
+  return true;
+}
+
+/** mappings/opencode.yaml:559 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && cx.vars.role.get(m.properties?.part?.messageID) === "user")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -404,7 +411,7 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:565 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:582 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -426,7 +433,7 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:598 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:615 — event message.part.updated → item.started */
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -439,7 +446,7 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:631 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:648 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -458,7 +465,7 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:653 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:670 — event message.part.updated → item.started */
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -471,7 +478,7 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:671 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:688 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.properties?.field === "text" && ((v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID))) === "assistant_text" || (v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID))) === "reasoning_text"))) return false;
@@ -486,7 +493,7 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
   return true;
 }
 
-/** mappings/opencode.yaml:704 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:721 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -543,7 +550,7 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:739 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:756 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -579,7 +586,7 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:765 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:782 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -626,7 +633,7 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:799 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:816 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -673,7 +680,7 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:827 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:844 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -719,7 +726,7 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:862 — event message.part.updated */
+/** mappings/opencode.yaml:879 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -727,7 +734,7 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:873 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:890 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -756,7 +763,7 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
   return true;
 }
 
-/** mappings/opencode.yaml:897 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:914 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -767,7 +774,7 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:913 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:930 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -787,7 +794,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:929 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:946 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -806,7 +813,29 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:952 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:969 — event message.part.updated → item.started, item.completed */
+function r_user_file_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "file" && cx.vars.role.get(m.properties?.part?.messageID) === "user")) return false;
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.part?.sessionID));
+  cx.ref(ID_item_close, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.vars.parent.get(m.properties?.part?.sessionID));
+  cx.setVarIn(cx.vars.part, m.properties?.part?.id, "user");
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "user_message",
+    status: "inProgress",
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    title: m.properties?.part?.filename,
+    input: [m.properties?.part],
+    data: m.properties?.part,
+  });
+  return true;
+}
+
+/** mappings/opencode.yaml:993 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -826,7 +855,7 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:980 — event message.part.updated */
+/** mappings/opencode.yaml:1023 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -834,7 +863,7 @@ function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.upda
   return true;
 }
 
-/** mappings/opencode.yaml:992 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:1035 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -849,7 +878,7 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
   return true;
 }
 
-/** mappings/opencode.yaml:1016 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:1059 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -864,7 +893,7 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1037 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:1080 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -878,7 +907,7 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
   return true;
 }
 
-/** mappings/opencode.yaml:1058 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:1101 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -891,7 +920,7 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
   return true;
 }
 
-/** mappings/opencode.yaml:1081 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:1124 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -904,7 +933,7 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1099 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:1142 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -935,7 +964,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1167 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1210 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -954,7 +983,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1210 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1253 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -983,34 +1012,36 @@ const ROW_session_error: Row = { rule: "opencode#session-error", line: 401, run:
 const ROW_session_compacted: Row = { rule: "opencode#session-compacted", line: 423, run: r_session_compacted };
 const ROW_session_diff: Row = { rule: "opencode#session-diff", line: 435, run: r_session_diff };
 const ROW_todo_updated: Row = { rule: "opencode#todo-updated", line: 502, run: r_todo_updated };
-const ROW_text_part_waits_for_role: Row = { rule: "opencode#text-part-waits-for-role", line: 518, run: r_text_part_waits_for_role };
-const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 534, run: r_delta_waits_for_part };
-const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 542, run: r_user_text_part };
-const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 565, run: r_text_part_done };
-const ROW_text_part: Row = { rule: "opencode#text-part", line: 598, run: r_text_part };
-const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 631, run: r_reasoning_part_done };
-const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 653, run: r_reasoning_part };
-const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 671, run: r_text_delta };
-const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 704, run: r_task_tool_completed };
-const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 739, run: r_task_tool };
-const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 765, run: r_tool_completed };
-const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 799, run: r_tool_error };
-const ROW_tool: Row = { rule: "opencode#tool", line: 827, run: r_tool };
-const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 862, run: r_step_start_part };
-const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 873, run: r_step_finish_part };
-const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 897, run: r_patch_part };
-const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 913, run: r_retry_part };
-const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 929, run: r_compaction_part };
-const ROW_other_part: Row = { rule: "opencode#other-part", line: 952, run: r_other_part };
-const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 980, run: r_snapshot_part };
-const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 992, run: r_permission_asked };
-const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 1016, run: r_permission_updated_v1 };
-const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1037, run: r_permission_v2_asked };
-const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1058, run: r_permission_replied };
-const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1081, run: r_permission_v2_replied };
-const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1099, run: r_question_asked };
-const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1167, run: r_question_replied };
-const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1210, run: r_question_rejected };
+const ROW_text_part_waits_for_role: Row = { rule: "opencode#text-part-waits-for-role", line: 519, run: r_text_part_waits_for_role };
+const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 535, run: r_delta_waits_for_part };
+const ROW_user_synthetic_text_part: Row = { rule: "opencode#user-synthetic-text-part", line: 546, run: r_user_synthetic_text_part };
+const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 559, run: r_user_text_part };
+const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 582, run: r_text_part_done };
+const ROW_text_part: Row = { rule: "opencode#text-part", line: 615, run: r_text_part };
+const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 648, run: r_reasoning_part_done };
+const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 670, run: r_reasoning_part };
+const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 688, run: r_text_delta };
+const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 721, run: r_task_tool_completed };
+const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 756, run: r_task_tool };
+const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 782, run: r_tool_completed };
+const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 816, run: r_tool_error };
+const ROW_tool: Row = { rule: "opencode#tool", line: 844, run: r_tool };
+const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 879, run: r_step_start_part };
+const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 890, run: r_step_finish_part };
+const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 914, run: r_patch_part };
+const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 930, run: r_retry_part };
+const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 946, run: r_compaction_part };
+const ROW_user_file_part: Row = { rule: "opencode#user-file-part", line: 969, run: r_user_file_part };
+const ROW_other_part: Row = { rule: "opencode#other-part", line: 993, run: r_other_part };
+const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 1023, run: r_snapshot_part };
+const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 1035, run: r_permission_asked };
+const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 1059, run: r_permission_updated_v1 };
+const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1080, run: r_permission_v2_asked };
+const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1101, run: r_permission_replied };
+const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1124, run: r_permission_v2_replied };
+const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1142, run: r_question_asked };
+const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1210, run: r_question_replied };
+const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1253, run: r_question_rejected };
 const PICK_EVENT_SESSION_STATUS_1: readonly Row[] = [ROW_status_idle, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_2: readonly Row[] = [ROW_status_retry, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_OTHER: readonly Row[] = [ROW_status_busy];
@@ -1024,47 +1055,47 @@ function pick_event_session_status(m: Parameters<typeof r_status_idle>[0]): read
   }
 }
 
-const PICK_EVENT_MESSAGE_PART_UPDATED_1: readonly Row[] = [ROW_text_part_waits_for_role, ROW_user_text_part, ROW_text_part_done, ROW_text_part];
-const PICK_EVENT_MESSAGE_PART_UPDATED_2: readonly Row[] = [ROW_reasoning_part_done, ROW_reasoning_part];
-const PICK_EVENT_MESSAGE_PART_UPDATED_3_1_1: readonly Row[] = [ROW_task_tool_completed, ROW_task_tool, ROW_tool_completed, ROW_tool];
-const PICK_EVENT_MESSAGE_PART_UPDATED_3_1_OTHER: readonly Row[] = [ROW_tool_completed, ROW_tool];
+const PICK_EVENT_MESSAGE_PART_UPDATED_1: readonly Row[] = [ROW_text_part_waits_for_role, ROW_user_synthetic_text_part, ROW_user_text_part, ROW_text_part_done, ROW_text_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_2: readonly Row[] = [ROW_text_part_waits_for_role, ROW_user_file_part, ROW_other_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_3: readonly Row[] = [ROW_reasoning_part_done, ROW_reasoning_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_4_1_1: readonly Row[] = [ROW_task_tool_completed, ROW_task_tool, ROW_tool_completed, ROW_tool];
+const PICK_EVENT_MESSAGE_PART_UPDATED_4_1_OTHER: readonly Row[] = [ROW_tool_completed, ROW_tool];
 
 /** event "message.part.updated", m.properties?.part?.type "tool", m.properties?.part?.state?.status "completed": the rows that can match a message, by m.properties?.part?.tool. */
-function pick_event_message_part_updated_3_1(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
+function pick_event_message_part_updated_4_1(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
   switch (m.properties?.part?.tool) {
-    case "task": return PICK_EVENT_MESSAGE_PART_UPDATED_3_1_1;
-    default: return PICK_EVENT_MESSAGE_PART_UPDATED_3_1_OTHER;
+    case "task": return PICK_EVENT_MESSAGE_PART_UPDATED_4_1_1;
+    default: return PICK_EVENT_MESSAGE_PART_UPDATED_4_1_OTHER;
   }
 }
 
-const PICK_EVENT_MESSAGE_PART_UPDATED_3_2_1: readonly Row[] = [ROW_task_tool_completed, ROW_task_tool, ROW_tool_error, ROW_tool];
-const PICK_EVENT_MESSAGE_PART_UPDATED_3_2_OTHER: readonly Row[] = [ROW_tool_error, ROW_tool];
+const PICK_EVENT_MESSAGE_PART_UPDATED_4_2_1: readonly Row[] = [ROW_task_tool_completed, ROW_task_tool, ROW_tool_error, ROW_tool];
+const PICK_EVENT_MESSAGE_PART_UPDATED_4_2_OTHER: readonly Row[] = [ROW_tool_error, ROW_tool];
 
 /** event "message.part.updated", m.properties?.part?.type "tool", m.properties?.part?.state?.status "error": the rows that can match a message, by m.properties?.part?.tool. */
-function pick_event_message_part_updated_3_2(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
+function pick_event_message_part_updated_4_2(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
   switch (m.properties?.part?.tool) {
-    case "task": return PICK_EVENT_MESSAGE_PART_UPDATED_3_2_1;
-    default: return PICK_EVENT_MESSAGE_PART_UPDATED_3_2_OTHER;
+    case "task": return PICK_EVENT_MESSAGE_PART_UPDATED_4_2_1;
+    default: return PICK_EVENT_MESSAGE_PART_UPDATED_4_2_OTHER;
   }
 }
 
-const PICK_EVENT_MESSAGE_PART_UPDATED_3_OTHER: readonly Row[] = [ROW_task_tool, ROW_tool];
+const PICK_EVENT_MESSAGE_PART_UPDATED_4_OTHER: readonly Row[] = [ROW_task_tool, ROW_tool];
 
 /** event "message.part.updated", m.properties?.part?.type "tool": the rows that can match a message, by m.properties?.part?.state?.status. */
-function pick_event_message_part_updated_3(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
+function pick_event_message_part_updated_4(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
   switch (m.properties?.part?.state?.status) {
-    case "completed": return pick_event_message_part_updated_3_1(m);
-    case "error": return pick_event_message_part_updated_3_2(m);
-    default: return PICK_EVENT_MESSAGE_PART_UPDATED_3_OTHER;
+    case "completed": return pick_event_message_part_updated_4_1(m);
+    case "error": return pick_event_message_part_updated_4_2(m);
+    default: return PICK_EVENT_MESSAGE_PART_UPDATED_4_OTHER;
   }
 }
 
-const PICK_EVENT_MESSAGE_PART_UPDATED_4: readonly Row[] = [ROW_step_start_part];
-const PICK_EVENT_MESSAGE_PART_UPDATED_5: readonly Row[] = [ROW_step_finish_part];
-const PICK_EVENT_MESSAGE_PART_UPDATED_6: readonly Row[] = [ROW_patch_part];
-const PICK_EVENT_MESSAGE_PART_UPDATED_7: readonly Row[] = [ROW_retry_part];
-const PICK_EVENT_MESSAGE_PART_UPDATED_8: readonly Row[] = [ROW_compaction_part];
-const PICK_EVENT_MESSAGE_PART_UPDATED_9: readonly Row[] = [ROW_other_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_5: readonly Row[] = [ROW_step_start_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_6: readonly Row[] = [ROW_step_finish_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_7: readonly Row[] = [ROW_patch_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_8: readonly Row[] = [ROW_retry_part];
+const PICK_EVENT_MESSAGE_PART_UPDATED_9: readonly Row[] = [ROW_compaction_part];
 const PICK_EVENT_MESSAGE_PART_UPDATED_10: readonly Row[] = [ROW_other_part];
 const PICK_EVENT_MESSAGE_PART_UPDATED_11: readonly Row[] = [ROW_other_part];
 const PICK_EVENT_MESSAGE_PART_UPDATED_12: readonly Row[] = [ROW_snapshot_part];
@@ -1074,14 +1105,14 @@ const PICK_EVENT_MESSAGE_PART_UPDATED_OTHER: readonly Row[] = [];
 function pick_event_message_part_updated(m: Parameters<typeof r_text_part_waits_for_role>[0]): readonly Row[] {
   switch (m.properties?.part?.type) {
     case "text": return PICK_EVENT_MESSAGE_PART_UPDATED_1;
-    case "reasoning": return PICK_EVENT_MESSAGE_PART_UPDATED_2;
-    case "tool": return pick_event_message_part_updated_3(m);
-    case "step-start": return PICK_EVENT_MESSAGE_PART_UPDATED_4;
-    case "step-finish": return PICK_EVENT_MESSAGE_PART_UPDATED_5;
-    case "patch": return PICK_EVENT_MESSAGE_PART_UPDATED_6;
-    case "retry": return PICK_EVENT_MESSAGE_PART_UPDATED_7;
-    case "compaction": return PICK_EVENT_MESSAGE_PART_UPDATED_8;
-    case "file": return PICK_EVENT_MESSAGE_PART_UPDATED_9;
+    case "file": return PICK_EVENT_MESSAGE_PART_UPDATED_2;
+    case "reasoning": return PICK_EVENT_MESSAGE_PART_UPDATED_3;
+    case "tool": return pick_event_message_part_updated_4(m);
+    case "step-start": return PICK_EVENT_MESSAGE_PART_UPDATED_5;
+    case "step-finish": return PICK_EVENT_MESSAGE_PART_UPDATED_6;
+    case "patch": return PICK_EVENT_MESSAGE_PART_UPDATED_7;
+    case "retry": return PICK_EVENT_MESSAGE_PART_UPDATED_8;
+    case "compaction": return PICK_EVENT_MESSAGE_PART_UPDATED_9;
     case "subtask": return PICK_EVENT_MESSAGE_PART_UPDATED_10;
     case "agent": return PICK_EVENT_MESSAGE_PART_UPDATED_11;
     case "snapshot": return PICK_EVENT_MESSAGE_PART_UPDATED_12;
@@ -1100,7 +1131,7 @@ function input(line: JsonView, capture?: unknown): InputMatch | undefined {
   // mappings/opencode.yaml:55 — input wrapper "global-event"
   if (line?.directory != null && line?.payload?.type != null) return { wrapper: "global-event", message: line?.payload, meta: { directory: line?.directory } };
   // mappings/opencode.yaml:60 — input wrapper "global-server-event"
-  if (line?.payload?.type != null && line?.type == null) return { wrapper: "global-server-event", message: line?.payload };
+  if ((line?.payload?.type === "server.connected" || line?.payload?.type === "server.heartbeat" || line?.payload?.type === "server.instance.disposed" || line?.payload?.type === "global.disposed") && line?.type == null) return { wrapper: "global-server-event", message: line?.payload };
   // mappings/opencode.yaml:63 — input wrapper "kimaki"
   if (line?.threadId != null && line?.event?.type != null) return { wrapper: "kimaki", message: line?.event, meta: { threadId: line?.threadId, directory: line?.projectDirectory } };
   // mappings/opencode.yaml:67 — input wrapper "bare"
@@ -1141,7 +1172,7 @@ export const table: SurfaceTable = {
       "session.compacted": [ROW_session_compacted],
       "session.diff": [ROW_session_diff],
       "todo.updated": [ROW_todo_updated],
-      "message.part.updated": [ROW_text_part_waits_for_role, ROW_user_text_part, ROW_text_part_done, ROW_text_part, ROW_reasoning_part_done, ROW_reasoning_part, ROW_task_tool_completed, ROW_task_tool, ROW_tool_completed, ROW_tool_error, ROW_tool, ROW_step_start_part, ROW_step_finish_part, ROW_patch_part, ROW_retry_part, ROW_compaction_part, ROW_other_part, ROW_snapshot_part],
+      "message.part.updated": [ROW_text_part_waits_for_role, ROW_user_synthetic_text_part, ROW_user_text_part, ROW_text_part_done, ROW_text_part, ROW_reasoning_part_done, ROW_reasoning_part, ROW_task_tool_completed, ROW_task_tool, ROW_tool_completed, ROW_tool_error, ROW_tool, ROW_step_start_part, ROW_step_finish_part, ROW_patch_part, ROW_retry_part, ROW_compaction_part, ROW_user_file_part, ROW_other_part, ROW_snapshot_part],
       "message.part.delta": [ROW_delta_waits_for_part, ROW_text_delta],
       "permission.asked": [ROW_permission_asked],
       "permission.updated": [ROW_permission_updated_v1],
@@ -1233,16 +1264,16 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1232)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1235)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1238)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1241)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1244)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1247)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1250)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1253)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1256)",
-    "opencode#ignored-event-10": "the /event stream's keep-alive (the server sends one about every 10 s while a client listens; the SDK's Event union at the pinned version does not list it, the route writes it itself): no agent activity (mappings/opencode.yaml:1291)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1275)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1278)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1281)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1284)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1287)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1290)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1293)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1296)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1299)",
+    "opencode#ignored-event-10": "the /event stream's keep-alive (the server sends one about every 10 s while a client listens; the SDK's Event union at the pinned version does not list it, the route writes it itself): no agent activity (mappings/opencode.yaml:1334)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },
