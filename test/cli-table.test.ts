@@ -200,7 +200,7 @@ rows.push([`matrix × unwritable output → 1, "cannot write"`, () => {
 d("CLI table: command × bad input", () => {
   it(`covers ${CMDS.length} commands × 9 bad inputs + matrix (${rows.length} rows)`, () => {
     expect(rows.length).toBe(CMDS.length * 9 + 2);
-    console.log(`CLI table: ${rows.length} rows (${CMDS.length} commands × 7 bad inputs, + matrix 2)`);
+    console.log(`CLI table: ${rows.length} rows (${CMDS.length} commands × 9 bad inputs, + matrix 2)`);
   });
   for (const [name, fn] of rows) it(name, fn);
 });
