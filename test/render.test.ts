@@ -13,7 +13,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createAccumulator, snapshotBlocks, type AccumulatorSnapshot, type Block } from "../src/render/accumulator.js";
 import { renderSnapshotText } from "../src/render/render-text.js";
-import type { CanonicalEvent } from "../src/normalize/normalizer.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { completedItems } from "./support/streams.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -105,6 +106,28 @@ describe("accumulator over recorded canonical streams", () => {
       });
     });
   }
+});
+
+describe("renderSnapshotText: the mode line", () => {
+  it("is written when the mode or model changes, not for a configuration restated every turn", () => {
+    const n = createNormalizer({ surface: "codex-rollout", ids: counterIds(), clock: steppingClock() });
+    const ctx = (turn: string, model: string) => ({ timestamp: "2026-01-01T00:00:00.000Z", type: "turn_context", payload: { turn_id: turn, cwd: "/w", approval_policy: "never", model, summary: "none" } });
+    const turn = (id: string, text: string) => [
+      { timestamp: "2026-01-01T00:00:00.000Z", type: "event_msg", payload: { type: "task_started", turn_id: id } },
+      { timestamp: "2026-01-01T00:00:00.000Z", type: "event_msg", payload: { type: "user_message", message: text, images: [] } },
+      { timestamp: "2026-01-01T00:00:00.000Z", type: "event_msg", payload: { type: "task_complete", turn_id: id, last_agent_message: null } },
+    ];
+    const lines = [
+      { timestamp: "2026-01-01T00:00:00.000Z", type: "session_meta", payload: { id: "s1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w", originator: "codex_cli_rs", cli_version: "0.171.0" } },
+      ctx("t1", "gpt-a"), ...turn("t1", "one"), ctx("t2", "gpt-a"), ...turn("t2", "two"), ctx("t3", "gpt-b"), ...turn("t3", "three"),
+    ];
+    const events = [...lines.flatMap((l) => n.push(l)), ...n.end()];
+    expect(events.filter((e) => e.type === "session.configured")).toHaveLength(3);
+    const acc = createAccumulator();
+    acc.applyAll(events);
+    const text = renderSnapshotText(acc.snapshot());
+    expect(text.split("\n").filter((l) => l.startsWith("mode: "))).toEqual(["mode: model gpt-a", "mode: model gpt-b"]);
+  });
 });
 
 describe("agentnorm render (CLI)", () => {

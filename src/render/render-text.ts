@@ -57,6 +57,8 @@ export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: Rende
   const maxLines = options.maxLines ?? 12;
   const out: string[] = [];
   const status = (s: string) => st[STATUS_PAINT[s] ?? "dim"](`[${s}]`);
+  /** The last mode line written (a mode block restating it is not written again). */
+  let lastMode: string | undefined;
 
   const block = (b: Block, pad: string) => {
     const line = (s: string) => out.push(pad + s);
@@ -136,9 +138,15 @@ export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: Rende
       case "usage":
         line(st.dim(`usage: ${[b.tokens ? tokensText(b.tokens) : undefined, b.context ? contextText(b.context) : undefined].filter((x) => x !== undefined).join("; ") || usageText(b.usage)}`));
         return;
-      case "mode":
-        line(st.dim(`mode: ${[b.mode, b.model && `model ${b.model}`].filter(Boolean).join(", ")}`));
+      case "mode": {
+        // said when it changes: a provider that restates its configuration every turn (Codex's turn_context) says
+        // the same mode and model over and over
+        const said = [b.mode, b.model && `model ${b.model}`].filter(Boolean).join(", ");
+        if (said === lastMode) return;
+        lastMode = said;
+        line(st.dim(`mode: ${said}`));
         return;
+      }
       case "status":
         line((b.level === "error" ? st.red("✗ error: ") : b.level === "warning" ? st.yellow("! warning: ") : st.dim("· ")) + oneLine(b.message));
         return;
@@ -159,6 +167,7 @@ export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: Rende
 
   for (const s of snap.sessions) {
     if (snap.sessions.length > 1) out.push(st.bold(`══ session ${s.sessionId} (${s.provider}) ══`));
+    lastMode = undefined; // each session says its own
     steps(s.steps, 0);
     for (const t of s.turns) {
       out.push(st.dim(`── turn ${t.index}${t.model ? ` · ${t.model}` : ""} ──`));
