@@ -212,6 +212,23 @@ describe("accumulator: terminal output, usage, mode, task and status", () => {
     expect(s.problems.map((p) => p.kind)).toEqual(["late-start"]);
   });
 
+  it("a command's output its start carried (restored history) shows when the completion does not repeat it, once when it does", () => {
+    const { ev, events } = stream("acp");
+    ev("turn.started", {}, { turnId: "trn_1" });
+    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "ls", output: "a.txt\nb/" }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.completed", { itemType: "command_execution", status: "completed" }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "ls", output: "c.txt" }, { turnId: "trn_1", itemId: "itm_2" });
+    ev("item.completed", { itemType: "command_execution", status: "completed", output: "c.txt" }, { turnId: "trn_1", itemId: "itm_2" });
+    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "ls", output: "d.txt" }, { turnId: "trn_1", itemId: "itm_3" });
+    ev("content.delta", { streamKind: "command_output", delta: "streamed" }, { turnId: "trn_1", itemId: "itm_3" });
+    ev("item.completed", { itemType: "command_execution", status: "completed" }, { turnId: "trn_1", itemId: "itm_3" });
+    const s = run(events);
+    expect(byId(s, "itm_1:terminal")).toMatchObject({ text: "a.txt\nb/" });
+    expect(byId(s, "itm_2:terminal")).toMatchObject({ text: "c.txt" });
+    expect(byId(s, "itm_3:terminal")).toMatchObject({ text: "streamed" }); // what was streamed stands
+    expect(byId(run(events.slice(0, 2)), "itm_1:terminal")).toBeUndefined(); // until the completion: left to it
+  });
+
   it("a terminal the item names (terminalId, e.g. ACP) is a terminal block carrying it", () => {
     const { ev, events } = stream("acp");
     ev("turn.started", {}, { turnId: "trn_1" });
