@@ -359,50 +359,50 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/claude-sdk.yaml:682",
     },
-    // mappings/claude-sdk.yaml:2263
+    // mappings/claude-sdk.yaml:2278
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2299",
+      at: "mappings/claude-sdk.yaml:2314",
     },
-    // mappings/claude-sdk.yaml:2461
+    // mappings/claude-sdk.yaml:2476
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2480",
+      at: "mappings/claude-sdk.yaml:2495",
     },
-    // mappings/claude-sdk.yaml:2517
+    // mappings/claude-sdk.yaml:2532
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2535",
+      at: "mappings/claude-sdk.yaml:2550",
     },
-    // mappings/claude-sdk.yaml:2654
+    // mappings/claude-sdk.yaml:2669
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2688",
+      at: "mappings/claude-sdk.yaml:2703",
     },
-    // mappings/claude-sdk.yaml:2703
+    // mappings/claude-sdk.yaml:2718
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2724",
+      at: "mappings/claude-sdk.yaml:2739",
     },
-    // mappings/claude-sdk.yaml:2731
+    // mappings/claude-sdk.yaml:2746
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2752",
+      at: "mappings/claude-sdk.yaml:2767",
     },
     // mappings/codex-app-server.yaml:1043
     "codex-app-server#command-approval-request": {

@@ -13,7 +13,7 @@
 //   13db02ff92895279b90ffcaa2e5484bb4bc69d650e1e461f3ca3d6d18791adcb  schemas/upstream/claude-agent-sdk/0.3.337/Control.json
 //   e96859697d8c55cda6109cd3cb9e07d8dd8e4b9faa538f7fa62405f80e0c9d0a  schemas/upstream/claude-agent-sdk/0.3.337/Permission.json
 //   00126d312687732969618922564caedff28d6885b108e6eb249ccf49bd42fd18  schemas/upstream/claude-agent-sdk/0.3.337/SDKMessage.json
-// Mapping table mappings/claude-sdk.yaml: sha256 24abd34d0c5798fe2788ff3f9834cc977950e8b95ad6288c26334a9047dfcc46
+// Mapping table mappings/claude-sdk.yaml: sha256 6985984bbdf11f5fe51e910af51b0dd2e8401137c86c8f13ce91e8ef1af5182a
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import { UNSET, add, arr, clip, concat, elements, entries, findLast, firstId, integerOf, joinKey, json, type JsonView, mapObjects, objectOf, objects, same, SKIP, split, str, stringOf, tagOf, text, typeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -1038,6 +1038,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
     ),
     data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
+    files: (cx.state("item", "itemType") === "file_change" ? h_claude.claudeResultFiles(m.tool_use_result) : undefined),
   });
   if (s_plan != null && m.message?.content?.[0]?.is_error !== true) cx.setVar("taskPlan", s_plan);
   if (h_claude.claudeTaskPlan(null, m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.emit("turn.plan.updated", {
@@ -1046,7 +1047,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1443 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1458 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.vars.compactSummaryNext != null)) return false;
   cx.ref(ID_thread_current);
@@ -1056,7 +1057,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1465 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1480 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.vars.lastResult ?? "start")));
@@ -1078,7 +1079,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1501 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1516 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.vars.openBlock.get((v1 !== UNSET ? v1 : (v1 = cx.vars.message.get(m.parent_tool_use_id)))))) != null && cx.vars.lastBlock.get(m.message?.id) == null)) return false;
@@ -1107,7 +1108,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1564 — message assistant */
+/** mappings/claude-sdk.yaml:1579 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1116,7 +1117,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1596 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1611 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -1147,7 +1148,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1663 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1678 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1174,7 +1175,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1720 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1735 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1236,7 +1237,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1790 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1805 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1262,7 +1263,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1812 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1827 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1287,7 +1288,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1848 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1863 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1312,7 +1313,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1882 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1897 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1336,7 +1337,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1920 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1935 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1355,7 +1356,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1949 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1964 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1372,7 +1373,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1967 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1982 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1397,7 +1398,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1998 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:2013 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1416,7 +1417,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2016 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:2031 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1435,7 +1436,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2039 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:2054 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1446,7 +1447,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2056 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:2071 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1457,14 +1458,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2076 — message stream_event */
+/** mappings/claude-sdk.yaml:2091 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarIn(cx.vars.json, cx.vars.item.get(`${cx.vars.message.get(m.parent_tool_use_id)}:${m.event?.index}`), "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2086 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:2101 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1484,7 +1485,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2120 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:2135 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1499,7 +1500,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2151 — message stream_event */
+/** mappings/claude-sdk.yaml:2166 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET, v2: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1514,7 +1515,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2171 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:2186 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1532,7 +1533,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2202 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:2217 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1542,7 +1543,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2215 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2230 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1550,28 +1551,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2225 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2240 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2237 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2252 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2250 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2265 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2263 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2278 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1632,7 +1633,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2338 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2353 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1663,7 +1664,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2405 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2420 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1681,7 +1682,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2432 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2447 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1697,7 +1698,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2461 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2476 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   cx.ref(ID_thread_current);
@@ -1721,7 +1722,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2492 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2507 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.elicitation);
@@ -1735,7 +1736,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2517 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2532 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1749,7 +1750,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2542 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2557 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.vars.userDialog);
@@ -1763,7 +1764,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2567 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2582 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (
@@ -1784,7 +1785,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2598 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2613 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1801,13 +1802,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2643 — control interrupt */
+/** mappings/claude-sdk.yaml:2658 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2654 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2669 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1868,7 +1869,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2703 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2718 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1901,7 +1902,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2731 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2746 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1916,21 +1917,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2759 — wire control_request */
+/** mappings/claude-sdk.yaml:2774 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarIn(cx.vars.turnEnd, joinKey("turn", (cx.vars.lastResult ?? "start")), "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2772 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2787 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2787 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2802 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1944,7 +1945,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2812 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2827 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1958,7 +1959,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2837 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2852 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1988,7 +1989,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2899 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2914 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -2002,14 +2003,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2923 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2938 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2937 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2952 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -2065,56 +2066,56 @@ const ROW_user_replay: Row = { rule: "claude-sdk#user-replay", line: 1273, run: 
 const ROW_user_tool_results: Row = { rule: "claude-sdk#user-tool-results", line: 1297, run: r_user_tool_results };
 const ROW_user_tool_result_background: Row = { rule: "claude-sdk#user-tool-result-background", line: 1318, run: r_user_tool_result_background };
 const ROW_user_tool_result: Row = { rule: "claude-sdk#user-tool-result", line: 1351, run: r_user_tool_result };
-const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1443, run: r_user_compact_summary };
-const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1465, run: r_user_message };
-const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1501, run: r_assistant_after_abandoned_stream };
-const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1564, run: r_assistant_blocks };
-const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1596, run: r_assistant_text };
-const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1663, run: r_assistant_thinking };
-const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1720, run: r_assistant_tool_use };
-const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1790, run: r_assistant_server_tool_result };
-const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1812, run: r_assistant_other };
-const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1848, run: r_stream_message_start };
-const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1882, run: r_stream_message_delta };
-const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1920, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
-const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1949, run: r_stream_message_stop };
-const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1967, run: r_stream_block_start_tool };
-const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 1998, run: r_stream_block_start_tool_result };
-const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 2016, run: r_stream_block_start };
-const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 2039, run: r_stream_text_delta };
-const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 2056, run: r_stream_thinking_delta };
-const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 2076, run: r_stream_input_json_delta_empty };
-const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 2086, run: r_stream_input_json_delta };
-const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 2120, run: r_stream_other_delta };
-const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 2151, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
-const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2171, run: r_stream_block_stop };
-const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2202, run: r_tool_progress };
-const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2215, run: r_tool_use_summary };
-const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2225, run: r_auth_status };
-const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2237, run: r_rate_limit_event };
-const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2250, run: r_prompt_suggestion };
-const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2263, run: r_permission_request };
-const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2338, run: r_permission_allow };
-const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2405, run: r_permission_deny_interrupt };
-const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2432, run: r_permission_deny };
-const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2461, run: r_elicitation_request };
-const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2492, run: r_elicitation_result };
-const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2517, run: r_user_dialog_request };
-const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2542, run: r_user_dialog_result };
-const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2567, run: r_answered_elsewhere };
-const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2598, run: r_step_background_completed };
-const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2643, run: r_control_interrupt };
-const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2654, run: r_wire_can_use_tool };
-const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2703, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
-const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2731, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
-const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2759, run: r_wire_interrupt };
-const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2772, run: r_wire_control_command };
-const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2787, run: r_wire_elicitation_answer };
-const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2812, run: r_wire_dialog_answer };
-const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2837, run: r_wire_permission_answer };
-const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2899, run: r_wire_control_error };
-const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2923, run: r_wire_control_result };
-const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2937, run: r_wire_cancel };
+const ROW_user_compact_summary: Row = { rule: "claude-sdk#user-compact-summary", line: 1458, run: r_user_compact_summary };
+const ROW_user_message: Row = { rule: "claude-sdk#user-message", line: 1480, run: r_user_message };
+const ROW_assistant_after_abandoned_stream: Row = { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1516, run: r_assistant_after_abandoned_stream };
+const ROW_assistant_blocks: Row = { rule: "claude-sdk#assistant-blocks", line: 1579, run: r_assistant_blocks };
+const ROW_assistant_text: Row = { rule: "claude-sdk#assistant-text", line: 1611, run: r_assistant_text };
+const ROW_assistant_thinking: Row = { rule: "claude-sdk#assistant-thinking", line: 1678, run: r_assistant_thinking };
+const ROW_assistant_tool_use: Row = { rule: "claude-sdk#assistant-tool-use", line: 1735, run: r_assistant_tool_use };
+const ROW_assistant_server_tool_result: Row = { rule: "claude-sdk#assistant-server-tool-result", line: 1805, run: r_assistant_server_tool_result };
+const ROW_assistant_other: Row = { rule: "claude-sdk#assistant-other", line: 1827, run: r_assistant_other };
+const ROW_stream_message_start: Row = { rule: "claude-sdk#stream-message-start", line: 1863, run: r_stream_message_start };
+const ROW_stream_message_delta: Row = { rule: "claude-sdk#stream-message-delta", line: 1897, run: r_stream_message_delta };
+const ROW_stream_message_stop_abandoned: Row = { rule: "claude-sdk#stream-message-stop-abandoned", line: 1935, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned };
+const ROW_stream_message_stop: Row = { rule: "claude-sdk#stream-message-stop", line: 1964, run: r_stream_message_stop };
+const ROW_stream_block_start_tool: Row = { rule: "claude-sdk#stream-block-start-tool", line: 1982, run: r_stream_block_start_tool };
+const ROW_stream_block_start_tool_result: Row = { rule: "claude-sdk#stream-block-start-tool-result", line: 2013, run: r_stream_block_start_tool_result };
+const ROW_stream_block_start: Row = { rule: "claude-sdk#stream-block-start", line: 2031, run: r_stream_block_start };
+const ROW_stream_text_delta: Row = { rule: "claude-sdk#stream-text-delta", line: 2054, run: r_stream_text_delta };
+const ROW_stream_thinking_delta: Row = { rule: "claude-sdk#stream-thinking-delta", line: 2071, run: r_stream_thinking_delta };
+const ROW_stream_input_json_delta_empty: Row = { rule: "claude-sdk#stream-input-json-delta-empty", line: 2091, run: r_stream_input_json_delta_empty };
+const ROW_stream_input_json_delta: Row = { rule: "claude-sdk#stream-input-json-delta", line: 2101, run: r_stream_input_json_delta };
+const ROW_stream_other_delta: Row = { rule: "claude-sdk#stream-other-delta", line: 2135, run: r_stream_other_delta };
+const ROW_stream_block_stop_unanswered: Row = { rule: "claude-sdk#stream-block-stop-unanswered", line: 2166, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered };
+const ROW_stream_block_stop: Row = { rule: "claude-sdk#stream-block-stop", line: 2186, run: r_stream_block_stop };
+const ROW_tool_progress: Row = { rule: "claude-sdk#tool-progress", line: 2217, run: r_tool_progress };
+const ROW_tool_use_summary: Row = { rule: "claude-sdk#tool-use-summary", line: 2230, run: r_tool_use_summary };
+const ROW_auth_status: Row = { rule: "claude-sdk#auth-status", line: 2240, run: r_auth_status };
+const ROW_rate_limit_event: Row = { rule: "claude-sdk#rate-limit-event", line: 2252, run: r_rate_limit_event };
+const ROW_prompt_suggestion: Row = { rule: "claude-sdk#prompt-suggestion", line: 2265, run: r_prompt_suggestion };
+const ROW_permission_request: Row = { rule: "claude-sdk#permission-request", line: 2278, run: r_permission_request };
+const ROW_permission_allow: Row = { rule: "claude-sdk#permission-allow", line: 2353, run: r_permission_allow };
+const ROW_permission_deny_interrupt: Row = { rule: "claude-sdk#permission-deny-interrupt", line: 2420, run: r_permission_deny_interrupt };
+const ROW_permission_deny: Row = { rule: "claude-sdk#permission-deny", line: 2447, run: r_permission_deny };
+const ROW_elicitation_request: Row = { rule: "claude-sdk#elicitation-request", line: 2476, run: r_elicitation_request };
+const ROW_elicitation_result: Row = { rule: "claude-sdk#elicitation-result", line: 2507, run: r_elicitation_result };
+const ROW_user_dialog_request: Row = { rule: "claude-sdk#user-dialog-request", line: 2532, run: r_user_dialog_request };
+const ROW_user_dialog_result: Row = { rule: "claude-sdk#user-dialog-result", line: 2557, run: r_user_dialog_result };
+const ROW_answered_elsewhere: Row = { rule: "claude-sdk#answered-elsewhere", line: 2582, run: r_answered_elsewhere };
+const ROW_step_background_completed: Row = { rule: "claude-sdk#step-background-completed", line: 2613, run: r_step_background_completed };
+const ROW_control_interrupt: Row = { rule: "claude-sdk#control-interrupt", line: 2658, run: r_control_interrupt };
+const ROW_wire_can_use_tool: Row = { rule: "claude-sdk#wire-can-use-tool", line: 2669, run: r_wire_can_use_tool };
+const ROW_wire_elicitation: Row = { rule: "claude-sdk#wire-elicitation", line: 2718, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation };
+const ROW_wire_user_dialog: Row = { rule: "claude-sdk#wire-user-dialog", line: 2746, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog };
+const ROW_wire_interrupt: Row = { rule: "claude-sdk#wire-interrupt", line: 2774, run: r_wire_interrupt };
+const ROW_wire_control_command: Row = { rule: "claude-sdk#wire-control-command", line: 2787, run: r_wire_control_command };
+const ROW_wire_elicitation_answer: Row = { rule: "claude-sdk#wire-elicitation-answer", line: 2802, run: r_wire_elicitation_answer };
+const ROW_wire_dialog_answer: Row = { rule: "claude-sdk#wire-dialog-answer", line: 2827, run: r_wire_dialog_answer };
+const ROW_wire_permission_answer: Row = { rule: "claude-sdk#wire-permission-answer", line: 2852, run: r_wire_permission_answer };
+const ROW_wire_control_error: Row = { rule: "claude-sdk#wire-control-error", line: 2914, run: r_wire_control_error };
+const ROW_wire_control_result: Row = { rule: "claude-sdk#wire-control-result", line: 2938, run: r_wire_control_result };
+const ROW_wire_cancel: Row = { rule: "claude-sdk#wire-cancel", line: 2952, run: r_wire_cancel };
 const PICK_MESSAGE_SYSTEM_1: readonly Row[] = [ROW_system_init];
 const PICK_MESSAGE_SYSTEM_2: readonly Row[] = [ROW_system_status];
 const PICK_MESSAGE_SYSTEM_3: readonly Row[] = [ROW_system_compact_boundary];
@@ -2420,9 +2421,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2958)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2963)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2967)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2973)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2978)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2982)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],

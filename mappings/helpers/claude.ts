@@ -50,6 +50,28 @@ export function editFiles(input: unknown): FileChange[] | undefined {
 }
 
 /**
+ * The file an edit tool's result says it changed (Claude Code's Write / Edit / MultiEdit `tool_use_result`): a file
+ * Write created (`type: "create"`, its `content`) is added, with its whole text; a change with `structuredPatch` (its
+ * hunks: oldStart, oldLines, newStart, newLines, lines) is that patch. Undefined for any other result (the input's
+ * files stand).
+ */
+export function claudeResultFiles(result: unknown): FileChange[] | undefined {
+  if (!result || typeof result !== "object" || Array.isArray(result)) return undefined;
+  const r = result as Record<string, any>;
+  const path = r.filePath;
+  if (typeof path !== "string" || path === "") return undefined;
+  const rel = path.replace(/^\//, "");
+  if (r.type === "create" && typeof r.content === "string") {
+    const lines = r.content === "" ? [] : r.content.replace(/\n$/, "").split("\n");
+    return [{ path, change: "add", diff: ["--- /dev/null", `+++ b/${rel}`, `@@ -0,0 +${lines.length ? 1 : 0},${lines.length} @@`, ...lines.map((l: string) => `+${l}`)].join("\n") }];
+  }
+  const num = (x: unknown) => typeof x === "number" && Number.isInteger(x) && x >= 0;
+  const hunks = Array.isArray(r.structuredPatch) ? r.structuredPatch.filter((h: any) => h && num(h.oldStart) && num(h.oldLines) && num(h.newStart) && num(h.newLines) && Array.isArray(h.lines) && h.lines.every((l: unknown) => typeof l === "string")) : [];
+  if (!hunks.length) return undefined;
+  return [{ path, change: "update", diff: [`--- a/${rel}`, `+++ b/${rel}`, ...hunks.flatMap((h: any) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines])].join("\n") }];
+}
+
+/**
  * The to-do list kept by Claude Code's task tools (TaskCreate / TaskUpdate, the default to-do tools of Claude Code
  * 2.1.3xx), after one tool result: `prev` is the list so far ({id, step, status}[]), `result` the tool's
  * tool_use_result — `{task: {id, subject}}` adds a pending task, `{taskId, statusChange: {to}}` changes its status
