@@ -114,7 +114,7 @@ export const LIFECYCLE: Record<LifecycleName, LifecycleEntry> = {
     verify: {
       opens: { afterEnd: "after-turn-end", again: "turn-restarted", withinNotOpened: "turn-before-thread", withinNoId: "turn-before-thread" },
       body: {},
-      ends: { notOpen: "turn-not-started", again: "turn-terminal" },
+      ends: { noId: "turn-not-started", notOpen: "turn-not-started", again: "turn-terminal" },
       openAtEnd: "turn-open-at-end",
     },
   },

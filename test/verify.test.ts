@@ -146,6 +146,14 @@ describe("verifier rules", () => {
     expect(r.warnings.map((w) => w.rule)).toEqual(["turn-not-started", "item-open-at-end", "turn-open-at-end"]);
   });
 
+  it("a terminal event naming no turn is a turn no turn.started opened (warning): a stream that ended a turn it never began", () => {
+    const s = goodSession();
+    s.add("turn.completed", { state: "completed" }, {});
+    const r = verifyEvents(s.out);
+    expect(r.violations).toEqual([]);
+    expect(r.warnings.map((w) => [w.sequence, w.rule, w.reason])).toEqual([[s.out.length, "turn-not-started", "turn.completed names no turnId"]]);
+  });
+
   it("after-turn-end: background work outlives its turn — items nested under an open background item of that turn may start after its end; nothing else may", () => {
     const s = goodSession();
     const T = { turnId: "trn_2" };
