@@ -57,11 +57,26 @@ describe("tool labels and failures in the terminal render", () => {
   });
 
   it("an opencode bash call prints its command, not its description", () => {
+    const n = createNormalizer({ surface: "opencode", ids: counterIds(), clock: steppingClock() });
+    const part = (status: string, extra: object) => ({ type: "message.part.updated", properties: { sessionID: "s1", part: { id: "t1", sessionID: "s1", messageID: "a1", type: "tool", callID: "c1", tool: "bash", state: { status, input: { command: "ls -la", description: "Lists the files" }, time: { start: 1 }, ...extra } }, time: 1 } });
+    const events = [
+      { type: "message.updated", properties: { sessionID: "s1", info: { id: "a1", sessionID: "s1", role: "assistant", parentID: "m1", time: { created: 1 }, modelID: "m", providerID: "p", mode: "build", agent: "build", path: { cwd: "/w", root: "/w" }, cost: 0, tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } } } } },
+      part("running", {}),
+      part("completed", { output: "a\n", title: "Lists the files", metadata: { exit: 0 }, time: { start: 1, end: 2 } }),
+    ].flatMap((m) => n.push(m));
+    const { text, blocks } = render(events);
+    const cmd = blocks.find((b) => b.kind === "tool" && b.itemType === "command_execution");
+    expect(cmd.title).toBe("Lists the files");
+    expect(cmd.command).toBe("ls -la");
+    expect(text).toContain("$ ls -la [completed]");
+    expect(text).not.toContain("$ Lists the files [");
+  });
+
+  it("an opencode tool whose call never finished is titled by its input (an interrupted shell: its command)", () => {
     const { text, blocks } = render(load("opencode/interrupt.expected.ndjson"));
     const cmd = blocks.find((b) => b.kind === "tool" && b.itemType === "command_execution");
-    expect(cmd.title).not.toBe(cmd.command);
+    expect(cmd.title).toBe(cmd.command);
     expect(text).toContain(`$ ${cmd.command} [failed]`);
-    expect(text).not.toContain(`$ ${cmd.title} [`);
   });
 
   it("a command keeps its short title when the command only wraps it in a shell", () => {

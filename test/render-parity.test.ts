@@ -542,12 +542,12 @@ describe("render parity: ACP agents' live session/prompt stream vs session/load 
 
 /**
  * session.messages has no permission/question requests, session status lines, usage or config; everything else must
- * render the same. Per scenario: interrupt — the live stream ends the killed command with the abort (failed, titled
- * by its tool, before its input was final) while the stored part says completed with the full command as title.
+ * render the same. Per scenario: interrupt — the live stream ends the killed command with the abort (failed) while
+ * the stored part says completed; both title it by its command.
  */
 const OPENCODE_OMIT = ["usage", "permission", "question", "status", "mode"];
 const OPENCODE_TOOL_DIFFS: Record<string, { live: string; restored: string }> = {
-  interrupt: { live: "failed bash", restored: "completed echo waiting; sleep 30; echo done" },
+  interrupt: { live: "failed echo waiting; sleep 30; echo done", restored: "completed echo waiting; sleep 30; echo done" },
 };
 
 describe("render parity: opencode live /event stream vs session.messages of the same session", () => {
