@@ -2,9 +2,9 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   39ebe29168eca7780a739a1c5bed6bea07db8edf792450471bf9cbf05aa2891a  schemas/upstream/opencode/1.18.33/MessageEntry.json
-// Mapping table mappings/opencode-history.yaml: sha256 762de54bd4222a6af15c90e26b34b8c9dd9a9b9088220e4ffc218baf4140b4e3
+// Mapping table mappings/opencode-history.yaml: sha256 3bae14b5016117392327ca76b09da3168348cb8eaf8feabb8774ff9c12a73e45
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { add, allIds, arr, concat, eachId, elements, firstId, joinKey, json, type JsonView, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, allIds, arr, concat, eachId, elements, firstId, joinKey, json, type JsonView, merge, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-history.gen.js";
 
 export type EntryMessage = U.OpencodeMessageEntry;
@@ -16,60 +16,90 @@ function r_user_entry(m: View<Member<EntryMessage, "type", "entry">>, cx: RowCon
   if (!(m.info?.role === "user")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
   for (const s_part of arr(m.parts)) {
-    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.info?.sessionID, part: s_part } });
+    cx.delegate("opencode", {
+      type: "message.part.updated",
+      properties: {
+        sessionID: m.info?.sessionID,
+        part: merge(s_part, { sessionID: (s_part?.sessionID ?? m.info?.sessionID), messageID: (s_part?.messageID ?? m.info?.id) }),
+      },
+    });
   }
   return true;
 }
 
-/** mappings/opencode-history.yaml:67 — entry entry */
+/** mappings/opencode-history.yaml:73 — entry entry */
 function r_assistant_entry_error(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant" && m.info?.error != null)) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
   for (const s_part of arr(m.parts)) {
-    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.info?.sessionID, part: s_part } });
+    cx.delegate("opencode", {
+      type: "message.part.updated",
+      properties: {
+        sessionID: m.info?.sessionID,
+        part: merge(s_part, { sessionID: (s_part?.sessionID ?? m.info?.sessionID), messageID: (s_part?.messageID ?? m.info?.id) }),
+      },
+    });
   }
   cx.delegate("opencode", { type: "session.error", properties: { sessionID: m.info?.sessionID, error: m.info?.error } });
   cx.delegate("opencode", { type: "session.idle", properties: { sessionID: m.info?.sessionID } });
   return true;
 }
 
-/** mappings/opencode-history.yaml:87 — entry entry */
+/** mappings/opencode-history.yaml:93 — entry entry */
 function r_assistant_entry_continues(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant" && m.info?.finish === "tool-calls")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
   for (const s_part of arr(m.parts)) {
-    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.info?.sessionID, part: s_part } });
+    cx.delegate("opencode", {
+      type: "message.part.updated",
+      properties: {
+        sessionID: m.info?.sessionID,
+        part: merge(s_part, { sessionID: (s_part?.sessionID ?? m.info?.sessionID), messageID: (s_part?.messageID ?? m.info?.id) }),
+      },
+    });
   }
   return true;
 }
 
-/** mappings/opencode-history.yaml:106 — entry entry */
+/** mappings/opencode-history.yaml:112 — entry entry */
 function r_assistant_entry_final(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant" && m.info?.time?.completed != null)) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
   for (const s_part of arr(m.parts)) {
-    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.info?.sessionID, part: s_part } });
+    cx.delegate("opencode", {
+      type: "message.part.updated",
+      properties: {
+        sessionID: m.info?.sessionID,
+        part: merge(s_part, { sessionID: (s_part?.sessionID ?? m.info?.sessionID), messageID: (s_part?.messageID ?? m.info?.id) }),
+      },
+    });
   }
   cx.delegate("opencode", { type: "session.idle", properties: { sessionID: m.info?.sessionID } });
   return true;
 }
 
-/** mappings/opencode-history.yaml:138 — entry entry */
+/** mappings/opencode-history.yaml:144 — entry entry */
 function r_assistant_entry_running(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
   for (const s_part of arr(m.parts)) {
-    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.info?.sessionID, part: s_part } });
+    cx.delegate("opencode", {
+      type: "message.part.updated",
+      properties: {
+        sessionID: m.info?.sessionID,
+        part: merge(s_part, { sessionID: (s_part?.sessionID ?? m.info?.sessionID), messageID: (s_part?.messageID ?? m.info?.id) }),
+      },
+    });
   }
   return true;
 }
 
 // the rows, each once (a row of several methods is in each method's list)
 const ROW_user_entry: Row = { rule: "opencode-history#user-entry", line: 50, run: r_user_entry };
-const ROW_assistant_entry_error: Row = { rule: "opencode-history#assistant-entry-error", line: 67, run: r_assistant_entry_error };
-const ROW_assistant_entry_continues: Row = { rule: "opencode-history#assistant-entry-continues", line: 87, run: r_assistant_entry_continues };
-const ROW_assistant_entry_final: Row = { rule: "opencode-history#assistant-entry-final", line: 106, run: r_assistant_entry_final };
-const ROW_assistant_entry_running: Row = { rule: "opencode-history#assistant-entry-running", line: 138, run: r_assistant_entry_running };
+const ROW_assistant_entry_error: Row = { rule: "opencode-history#assistant-entry-error", line: 73, run: r_assistant_entry_error };
+const ROW_assistant_entry_continues: Row = { rule: "opencode-history#assistant-entry-continues", line: 93, run: r_assistant_entry_continues };
+const ROW_assistant_entry_final: Row = { rule: "opencode-history#assistant-entry-final", line: 112, run: r_assistant_entry_final };
+const ROW_assistant_entry_running: Row = { rule: "opencode-history#assistant-entry-running", line: 144, run: r_assistant_entry_running };
 const PICK_ENTRY_ENTRY_1: readonly Row[] = [ROW_user_entry];
 const PICK_ENTRY_ENTRY_2: readonly Row[] = [ROW_assistant_entry_error, ROW_assistant_entry_continues, ROW_assistant_entry_final, ROW_assistant_entry_running];
 const PICK_ENTRY_ENTRY_OTHER: readonly Row[] = [];
