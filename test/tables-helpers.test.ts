@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const MAPPINGS = join(dirname(fileURLToPath(import.meta.url)), "../mappings");
-const MAX_HELPER_CALLS = 81;
+/** 82 since claudeResultFiles (an edit result's patch hunks as a unified diff: provider data, no logic the DSL says). */
+const MAX_HELPER_CALLS = 82;
 
 describe("helper calls in the tables", () => {
   it(`are at most ${MAX_HELPER_CALLS}`, () => {
