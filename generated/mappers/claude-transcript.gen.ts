@@ -5,7 +5,7 @@
 //   58644f50b552a090f59671eee01cdf1014d2bc0d209d6b870ba61380f8bb8308  schemas/upstream/claude-agent-sdk/0.2.62/TranscriptLine.json
 //   33b5e7986645fdc16350ca6e729232958848cc0b134f893eaa6c81f0c7b460cc  schemas/upstream/claude-agent-sdk/0.3.333/TranscriptLine.json
 //   71c4543f66867e2200c03f2d1786d80b0cea6cb7efeb8f9d8bdb9f68b2db1c19  schemas/upstream/claude-agent-sdk/0.3.337/TranscriptLine.json
-// Mapping table mappings/claude-transcript.yaml: sha256 764a3869497681b38a16793c9a49f2aea7b20d323737258b24e24d4852351e67
+// Mapping table mappings/claude-transcript.yaml: sha256 3d39e9909ac9e948bdbe46b201dcefbb0b4fd6cb86c3ecb6297c2423046c63ea
 import type { IdRef, InputMatch, Member, Row, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import { UNSET, add, arr, concat, elements, joinKey, json, type JsonView, objects, str, stringOf, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
@@ -424,7 +424,22 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:698 — line system */
+/** mappings/claude-transcript.yaml:700 — line system */
+function r_system_local_command_line(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "local_command" && map_localCommandLine(str(m.content)) === "command")) return false;
+  cx.replay({
+    type: "user",
+    parentUuid: m.parentUuid,
+    isSidechain: false,
+    sessionId: m.sessionId,
+    uuid: m.uuid,
+    timestamp: m.timestamp,
+    message: { role: "user", content: m.content },
+  });
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:724 — line system */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
@@ -434,7 +449,7 @@ function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:724 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:749 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -446,7 +461,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:742 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:767 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.subtype === "stop_hook_summary")) return false;
@@ -461,7 +476,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:773 — line system → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:798 — line system → turn.completed, thread.started, session.configured */
 function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational" && ((m as JsonView)?.promptSubmitEnding?.ending?.kind ?? "blocked_by_hook") === "blocked_by_hook" && h_claude.claudeBlockedPrompt(m.content) != null)) return false;
   cx.ref(ID_thread_open_2, m.sessionId);
@@ -491,7 +506,7 @@ function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:813 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:838 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -502,7 +517,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:829 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:854 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -516,14 +531,14 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:850 — line attachment */
+/** mappings/claude-transcript.yaml:875 — line attachment */
 function r_attachment_max_turns_reached(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "max_turns_reached")) return false;
   cx.replay({ method: "turn-failed", params: { uuid: m.uuid, errorMessage: "error_max_turns", error: m.attachment } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:867 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:892 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -560,14 +575,15 @@ const ROW_assistant_block: Row = { rule: "claude-transcript#assistant-block", li
 const ROW_summary: Row = { rule: "claude-transcript#summary", line: 648, run: r_summary };
 const ROW_system_compact_boundary: Row = { rule: "claude-transcript#system-compact-boundary", line: 662, run: r_system_compact_boundary };
 const ROW_system_api_error: Row = { rule: "claude-transcript#system-api-error", line: 679, versions: ["0.3.337","0.3.333"], run: r_system_api_error };
-const ROW_system_local_command: Row = { rule: "claude-transcript#system-local-command", line: 698, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command };
-const ROW_system_model_refusal: Row = { rule: "claude-transcript#system-model-refusal", line: 724, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal };
-const ROW_system_stop_hook_summary: Row = { rule: "claude-transcript#system-stop-hook-summary", line: 742, versions: ["0.3.337","0.3.333"], run: r_system_stop_hook_summary };
-const ROW_system_prompt_blocked: Row = { rule: "claude-transcript#system-prompt-blocked", line: 773, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_prompt_blocked };
-const ROW_system_other: Row = { rule: "claude-transcript#system-other", line: 813, run: r_system_other };
-const ROW_attachment_hook_blocking_error: Row = { rule: "claude-transcript#attachment-hook-blocking-error", line: 829, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_hook_blocking_error };
-const ROW_attachment_max_turns_reached: Row = { rule: "claude-transcript#attachment-max-turns-reached", line: 850, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_max_turns_reached };
-const ROW_mode: Row = { rule: "claude-transcript#mode", line: 867, versions: ["0.3.337","0.3.333"], run: r_mode };
+const ROW_system_local_command_line: Row = { rule: "claude-transcript#system-local-command-line", line: 700, run: r_system_local_command_line };
+const ROW_system_local_command: Row = { rule: "claude-transcript#system-local-command", line: 724, run: r_system_local_command };
+const ROW_system_model_refusal: Row = { rule: "claude-transcript#system-model-refusal", line: 749, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal };
+const ROW_system_stop_hook_summary: Row = { rule: "claude-transcript#system-stop-hook-summary", line: 767, versions: ["0.3.337","0.3.333"], run: r_system_stop_hook_summary };
+const ROW_system_prompt_blocked: Row = { rule: "claude-transcript#system-prompt-blocked", line: 798, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_prompt_blocked };
+const ROW_system_other: Row = { rule: "claude-transcript#system-other", line: 838, run: r_system_other };
+const ROW_attachment_hook_blocking_error: Row = { rule: "claude-transcript#attachment-hook-blocking-error", line: 854, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_hook_blocking_error };
+const ROW_attachment_max_turns_reached: Row = { rule: "claude-transcript#attachment-max-turns-reached", line: 875, versions: ["0.3.337","0.3.333","0.2.141"], run: r_attachment_max_turns_reached };
+const ROW_mode: Row = { rule: "claude-transcript#mode", line: 892, versions: ["0.3.337","0.3.333"], run: r_mode };
 const PICK_LINE_USER_1: readonly Row[] = [ROW_user_sidechain, ROW_user_synthetic_note, ROW_user_meta, ROW_user_tool_result, ROW_user_compact_summary, ROW_user_local_command_output, ROW_user_interrupted, ROW_user_interrupted_string, ROW_user_task_notification, ROW_user_prompt];
 const PICK_LINE_USER_OTHER: readonly Row[] = [ROW_user_sidechain, ROW_user_tool_result, ROW_user_compact_summary, ROW_user_local_command_output, ROW_user_interrupted, ROW_user_interrupted_string, ROW_user_task_notification, ROW_user_prompt];
 
@@ -606,7 +622,7 @@ function pick_line_assistant(m: Parameters<typeof r_assistant_sidechain_end>[0])
 
 const PICK_LINE_SYSTEM_1: readonly Row[] = [ROW_system_compact_boundary, ROW_system_other];
 const PICK_LINE_SYSTEM_2: readonly Row[] = [ROW_system_api_error, ROW_system_other];
-const PICK_LINE_SYSTEM_3: readonly Row[] = [ROW_system_local_command, ROW_system_other];
+const PICK_LINE_SYSTEM_3: readonly Row[] = [ROW_system_local_command_line, ROW_system_local_command, ROW_system_other];
 const PICK_LINE_SYSTEM_4: readonly Row[] = [ROW_system_model_refusal, ROW_system_other];
 const PICK_LINE_SYSTEM_5: readonly Row[] = [ROW_system_stop_hook_summary, ROW_system_other];
 const PICK_LINE_SYSTEM_6: readonly Row[] = [ROW_system_prompt_blocked, ROW_system_other];
@@ -679,7 +695,7 @@ export const table: SurfaceTable = {
       "user": [ROW_user_sidechain, ROW_user_synthetic_note, ROW_user_meta, ROW_user_tool_result, ROW_user_compact_summary, ROW_user_local_command_output, ROW_user_interrupted, ROW_user_interrupted_string, ROW_user_task_notification, ROW_user_prompt],
       "assistant": [ROW_assistant_sidechain_end, ROW_assistant_sidechain, ROW_assistant_api_error, ROW_assistant_task_tool_use, ROW_assistant_end_turn, ROW_assistant_block],
       "summary": [ROW_summary],
-      "system": [ROW_system_compact_boundary, ROW_system_api_error, ROW_system_local_command, ROW_system_model_refusal, ROW_system_stop_hook_summary, ROW_system_prompt_blocked, ROW_system_other],
+      "system": [ROW_system_compact_boundary, ROW_system_api_error, ROW_system_local_command_line, ROW_system_local_command, ROW_system_model_refusal, ROW_system_stop_hook_summary, ROW_system_prompt_blocked, ROW_system_other],
       "attachment": [ROW_attachment_hook_blocking_error, ROW_attachment_max_turns_reached],
       "mode": [ROW_mode],
     },
@@ -705,12 +721,12 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:883)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:886)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:889)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:894)",
-    "claude-transcript#ignored-line-5": "Claude Code 2.1.337's record of where each model request went (one line per request: the API provider and the kind of credential — login, key, token…, never the credential itself); session bookkeeping with no conversation content, which the live stream does not report either. Not passed on: a kind of credential is not activity, and capture redaction removes the value under `credential` as it does any credential-named field (mappings/claude-transcript.yaml:898)",
-    "claude-transcript#ignored-line-6": "what Claude Code recorded while a tool or hook ran, beside the lines that carry the activity: a hook starting (its outcome is an attachment or system line), a shell command's output so far (the tool_result line holds all of it), one message of a subagent (the subagent's own file, <session>/subagents/agent-<id>.jsonl, holds every message of it, and its Task tool's result the answer), waiting on a background task; the live SDK stream reports none of these as messages either (mappings/claude-transcript.yaml:902)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:908)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:911)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:914)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:919)",
+    "claude-transcript#ignored-line-5": "Claude Code 2.1.337's record of where each model request went (one line per request: the API provider and the kind of credential — login, key, token…, never the credential itself); session bookkeeping with no conversation content, which the live stream does not report either. Not passed on: a kind of credential is not activity, and capture redaction removes the value under `credential` as it does any credential-named field (mappings/claude-transcript.yaml:923)",
+    "claude-transcript#ignored-line-6": "what Claude Code recorded while a tool or hook ran, beside the lines that carry the activity: a hook starting (its outcome is an attachment or system line), a shell command's output so far (the tool_result line holds all of it), one message of a subagent (the subagent's own file, <session>/subagents/agent-<id>.jsonl, holds every message of it, and its Task tool's result the answer), waiting on a background task; the live SDK stream reports none of these as messages either (mappings/claude-transcript.yaml:927)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.337","0.3.333","0.2.141"],
