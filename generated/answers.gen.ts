@@ -682,28 +682,28 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/codex-eventmsg.yaml:2307",
     },
-    // mappings/opencode.yaml:1045
+    // mappings/opencode.yaml:1050
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1060",
+      at: "mappings/opencode.yaml:1065",
     },
-    // mappings/opencode.yaml:1069
+    // mappings/opencode.yaml:1074
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1084",
+      at: "mappings/opencode.yaml:1089",
     },
-    // mappings/opencode.yaml:1090
+    // mappings/opencode.yaml:1095
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1104",
+      at: "mappings/opencode.yaml:1109",
     },
-    // mappings/opencode.yaml:1152
+    // mappings/opencode.yaml:1157
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -717,16 +717,16 @@ export const ANSWERS: AnswerTables = {
               answers: (typeOf(a.reply?.answers) === "object" ? objects(a.payload?.questions).filter((s_q) => typeOf(s_q?.id) === "string").map((s_q) => (elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))))) : undefined),
             }),
           }),
-          at: "mappings/opencode.yaml:1195",
+          at: "mappings/opencode.yaml:1200",
         },
         {
           decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1207",
+          at: "mappings/opencode.yaml:1212",
         },
       ],
-      at: "mappings/opencode.yaml:1195",
+      at: "mappings/opencode.yaml:1200",
     },
   },
 };
