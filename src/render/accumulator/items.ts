@@ -46,9 +46,6 @@ function ensureToolCard(S: State, c: Ctx, st: StepState) {
   if (isToolItem(st.itemType) && !st.own.tool) itemBlock(S, c, st, "tool");
 }
 
-/** A command's output its item.started carried (restored history), until its completion says the output or not. */
-const startOutput = new WeakMap<StepState, string>();
-
 /** item.started / item.updated / item.completed: the item's snapshot, applied to its own step and blocks only. */
 function itemLifecycle(phase: "started" | "updated" | "completed") {
   return (S: State, c: Ctx) => {
@@ -80,16 +77,16 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
           // output (restored history: the item arrives complete) is left to the completion, which repeats it after
           // the history's output deltas. The terminal block is this event's only when it adds text.
           const have = step.own.terminal?.chunks.text.join("") ?? "";
-          if (phase === "started") startOutput.set(step, p.output);
+          if (phase === "started") step.startOutput = p.output;
           else if (p.output.length > have.length && p.output.startsWith(have)) itemBlock(S, c, step, "terminal").chunks.text.push(p.output.slice(have.length));
         } else f.result = p.output;
       } else if (phase === "completed" && isCommand) {
         // a completion that does not repeat the output its start carried (a turn's end completing a restored call):
         // the start's output, when nothing was streamed
-        const given = startOutput.get(step);
+        const given = step.startOutput;
         if (given && !step.own.terminal?.chunks.text.length) itemBlock(S, c, step, "terminal").chunks.text.push(given);
       }
-      if (phase === "completed") startOutput.delete(step);
+      if (phase === "completed") step.startOutput = undefined;
       const done = f.status === "completed" || f.status === "failed" || f.status === "declined";
       const next = p.status ? ITEM_TO_TOOL_STATUS[p.status] : toolStatusOf(undefined, phase);
       if (!(done && phase === "updated")) f.status = next ?? f.status;

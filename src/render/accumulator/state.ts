@@ -67,6 +67,8 @@ export class StepState {
   /** A tool item's name: its first title (kept for the tool's lifetime; not part of the views). */
   name: string | undefined = undefined;
   background: boolean | undefined = undefined;
+  /** A command's output its item.started carried (restored history), until the completion (not part of the views). */
+  startOutput: string | undefined = undefined;
   /** (NO_BLOCKS until the first: most steps have one or two) */
   blocks: BlockState[] = NO_BLOCKS;
   /** The item's own blocks by suffix (text, tool, terminal…). */
