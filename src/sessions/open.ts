@@ -11,7 +11,7 @@ import { readLineAt, readLines } from "./files.js";
 import { linkOrder, type LinkRef } from "../normalize/link-order.js";
 import { listSessions, storeRoot, walkPattern, type StoredSession } from "./list.js";
 import { SqliteReader } from "./sqlite.js";
-import { RecordLogReplay } from "./record-log.js";
+import { replayLines } from "./record-log.js";
 import { agentSessionEvents } from "./agent.js";
 import type { ConnectOptions } from "../live/types.js";
 import { SESSION_AGENTS, STORES, linkRef, type FileStore, type LinkStoreOrder, type RecordLog, type SessionAgent, type SqliteStore } from "./stores.js";
@@ -151,16 +151,9 @@ async function* linked(n: Normalizer, order: LinkStoreOrder, file: string, warni
  * messages, since a later record may replace or remove any of them — then the header and the messages, in order.
  */
 async function* recordLog(n: Normalizer, log: RecordLog, file: string, warnings: string[]): AsyncGenerator<CanonicalEvent> {
-  const replay = new RecordLogReplay<number>(log);
-  let bad = 0;
-  for await (const l of readLines(file, sizeOf(file), (bytes) => warnings.push(partialNote(file, bytes)))) {
-    if (l.text.trim() === "") continue;
-    let r: unknown;
-    try { r = JSON.parse(l.text); } catch { bad++; continue; }
-    if (!replay.add(r)) bad++;
-  }
-  if (bad) warnings.push(`${basename(file)}: ${bad} line(s) are not records of this log (not JSON, or of no known kind): left out`);
-  const { header, messages } = replay.result();
+  const { replayed, others } = await replayLines(log, readLines(file, sizeOf(file), (bytes) => warnings.push(partialNote(file, bytes))));
+  if (others.length) warnings.push(`${basename(file)}: ${others.length} line(s) are not records of this log (not JSON, or of no known kind): left out`);
+  const { header, messages } = replayed;
   yield* n.push(header);
   for (const m of messages) yield* n.push(m.message);
 }

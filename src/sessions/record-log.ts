@@ -84,3 +84,19 @@ export class RecordLogReplay<T> {
     return { header: this.header, headerTag: this.headerTag, messages: [...this.messages.values()], applied: this.applied, superseded: this.superseded };
   }
 }
+
+/**
+ * A log's lines replayed (blank lines skipped): the session it ends with, each message tagged with the line that last
+ * set it, and the lines that are no record of the log (not JSON, or of no kind it knows), in order.
+ */
+export async function replayLines<L extends { text: string }>(log: RecordLog, lines: AsyncIterable<L>): Promise<{ replayed: Replayed<L>; others: L[] }> {
+  const replay = new RecordLogReplay<L>(log);
+  const others: L[] = [];
+  for await (const l of lines) {
+    if (l.text.trim() === "") continue;
+    let r: unknown;
+    try { r = JSON.parse(l.text); } catch { others.push(l); continue; }
+    if (!replay.add(r, l)) others.push(l);
+  }
+  return { replayed: replay.result(), others };
+}

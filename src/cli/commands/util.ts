@@ -16,7 +16,7 @@ import { cutLines, escapeJsonOutput, escapeTerminal } from "../../render/termina
 import { describeDetection, detectInput, DETECT_LINES, type Detection } from "../detect.js";
 import { valueLines } from "../../normalize/nesting.js";
 import { documentMessages, mayBeDocument } from "../../capture/unwrap.js";
-import { recordLogOf, RecordLogReplay } from "../../sessions/record-log.js";
+import { recordLogOf, replayLines } from "../../sessions/record-log.js";
 
 export class UsageError extends Error {}
 
@@ -397,15 +397,8 @@ export function surfaceLines(input: Input, surface: string | undefined, quiet: b
   const log = recordLogOf(surface);
   if (!log) return input.lines;
   return (async function* () {
-    const replay = new RecordLogReplay<{ text: string; n: number }>(log);
-    const others: { text: string; n: number }[] = [];
-    for await (const l of input.lines) {
-      if (l.text.trim() === "") continue;
-      let r: unknown;
-      try { r = JSON.parse(l.text); } catch { others.push(l); continue; }
-      if (!replay.add(r, l)) others.push(l);
-    }
-    const { header, headerTag, messages, applied, superseded } = replay.result();
+    const { replayed, others } = await replayLines(log, input.lines);
+    const { header, headerTag, messages, applied, superseded } = replayed;
     if (!quiet && (applied || superseded)) warn(`agentnorm: ${input.label}: a record log: ${applied} record(s) applied to the session (fields set, a rewind), ${superseded} message record(s) replaced or removed by later ones; the session the log ends with is mapped`);
     yield* others;
     if (headerTag) yield { text: JSON.stringify(header), n: headerTag.n };
