@@ -682,28 +682,28 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/codex-eventmsg.yaml:2307",
     },
-    // mappings/opencode.yaml:1050
+    // mappings/opencode.yaml:1057
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1065",
+      at: "mappings/opencode.yaml:1072",
     },
-    // mappings/opencode.yaml:1074
+    // mappings/opencode.yaml:1081
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1089",
+      at: "mappings/opencode.yaml:1096",
     },
-    // mappings/opencode.yaml:1095
+    // mappings/opencode.yaml:1102
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:1109",
+      at: "mappings/opencode.yaml:1116",
     },
-    // mappings/opencode.yaml:1157
+    // mappings/opencode.yaml:1164
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -717,16 +717,16 @@ export const ANSWERS: AnswerTables = {
               answers: (typeOf(a.reply?.answers) === "object" ? objects(a.payload?.questions).filter((s_q) => typeOf(s_q?.id) === "string").map((s_q) => (elements(strings((objects(entries(a.reply?.answers)).find((s_entry) => same(s_entry?.key, s_q?.id)) as JsonView)?.value)).map((s_chosen) => (((objects(s_q?.options).find((s_option) => same(s_option?.id, s_chosen)) as JsonView)?.label ?? s_chosen))))) : undefined),
             }),
           }),
-          at: "mappings/opencode.yaml:1200",
+          at: "mappings/opencode.yaml:1207",
         },
         {
           decisions: ["cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1212",
+          at: "mappings/opencode.yaml:1219",
         },
       ],
-      at: "mappings/opencode.yaml:1200",
+      at: "mappings/opencode.yaml:1207",
     },
   },
 };

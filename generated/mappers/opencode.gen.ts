@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-// Mapping table mappings/opencode.yaml: sha256 1f06a7283c7b3f426efcf4627550b4d83492d1c3034fcd3ea84b0f3f4f764132
+// Mapping table mappings/opencode.yaml: sha256 71329030fb71652d9a50a190a6edb42cf4f684a7a5e3d61989711e3a4e6190a0
 import type { IdRef, InputMatch, Member, Row, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
@@ -377,19 +377,19 @@ function r_text_part_waits_for_role(m: View<Member<EventMessage, "type", "messag
   return cx.hold(["role", m.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:535 — event message.part.delta */
+/** mappings/opencode.yaml:542 — event message.part.delta */
 function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   return cx.hold(["part", m.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:546 — event message.part.updated */
+/** mappings/opencode.yaml:553 — event message.part.updated */
 function r_user_synthetic_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.synthetic === true && cx.vars.role.get(m.properties?.part?.messageID) === "user")) return false;
   cx.setVarIn(cx.vars.part, m.properties?.part?.id, "user");
   return true;
 }
 
-/** mappings/opencode.yaml:559 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:566 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && cx.vars.role.get(m.properties?.part?.messageID) === "user")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -411,7 +411,7 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:582 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:589 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -433,7 +433,7 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:615 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:622 — event message.part.updated → item.started */
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -446,7 +446,7 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:648 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:655 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -465,7 +465,7 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:670 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:677 — event message.part.updated → item.started */
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -478,7 +478,7 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:688 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:695 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   let v1: unknown = UNSET;
   if (!(m.properties?.field === "text" && ((v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID))) === "assistant_text" || (v1 !== UNSET ? v1 : (v1 = cx.vars.part.get(m.properties?.partID))) === "reasoning_text"))) return false;
@@ -493,7 +493,7 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
   return true;
 }
 
-/** mappings/opencode.yaml:721 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:728 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -563,7 +563,7 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:756 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:763 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -612,7 +612,7 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:782 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:789 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -672,7 +672,7 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:826 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:833 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -731,7 +731,7 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:854 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:861 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -790,7 +790,7 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:889 — event message.part.updated */
+/** mappings/opencode.yaml:896 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -798,7 +798,7 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:900 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:907 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -827,7 +827,7 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
   return true;
 }
 
-/** mappings/opencode.yaml:929 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:936 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -838,7 +838,7 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:945 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:952 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -858,7 +858,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:961 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:968 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -877,7 +877,7 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:984 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:991 — event message.part.updated → item.started, item.completed */
 function r_user_file_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "file" && cx.vars.role.get(m.properties?.part?.messageID) === "user")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -899,7 +899,7 @@ function r_user_file_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:1008 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:1015 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -919,7 +919,7 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:1038 — event message.part.updated */
+/** mappings/opencode.yaml:1045 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -927,7 +927,7 @@ function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.upda
   return true;
 }
 
-/** mappings/opencode.yaml:1050 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:1057 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -942,7 +942,7 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
   return true;
 }
 
-/** mappings/opencode.yaml:1074 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:1081 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -957,7 +957,7 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1095 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:1102 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -971,7 +971,7 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
   return true;
 }
 
-/** mappings/opencode.yaml:1116 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:1123 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -984,7 +984,7 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
   return true;
 }
 
-/** mappings/opencode.yaml:1139 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:1146 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -997,7 +997,7 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1157 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:1164 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -1028,7 +1028,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1225 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1232 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -1047,7 +1047,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1268 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1275 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.vars.turn.get(m.properties?.sessionID));
@@ -1077,35 +1077,35 @@ const ROW_session_compacted: Row = { rule: "opencode#session-compacted", line: 4
 const ROW_session_diff: Row = { rule: "opencode#session-diff", line: 435, run: r_session_diff };
 const ROW_todo_updated: Row = { rule: "opencode#todo-updated", line: 502, run: r_todo_updated };
 const ROW_text_part_waits_for_role: Row = { rule: "opencode#text-part-waits-for-role", line: 519, run: r_text_part_waits_for_role };
-const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 535, run: r_delta_waits_for_part };
-const ROW_user_synthetic_text_part: Row = { rule: "opencode#user-synthetic-text-part", line: 546, run: r_user_synthetic_text_part };
-const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 559, run: r_user_text_part };
-const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 582, run: r_text_part_done };
-const ROW_text_part: Row = { rule: "opencode#text-part", line: 615, run: r_text_part };
-const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 648, run: r_reasoning_part_done };
-const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 670, run: r_reasoning_part };
-const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 688, run: r_text_delta };
-const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 721, run: r_task_tool_completed };
-const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 756, run: r_task_tool };
-const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 782, run: r_tool_completed };
-const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 826, run: r_tool_error };
-const ROW_tool: Row = { rule: "opencode#tool", line: 854, run: r_tool };
-const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 889, run: r_step_start_part };
-const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 900, run: r_step_finish_part };
-const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 929, run: r_patch_part };
-const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 945, run: r_retry_part };
-const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 961, run: r_compaction_part };
-const ROW_user_file_part: Row = { rule: "opencode#user-file-part", line: 984, run: r_user_file_part };
-const ROW_other_part: Row = { rule: "opencode#other-part", line: 1008, run: r_other_part };
-const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 1038, run: r_snapshot_part };
-const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 1050, run: r_permission_asked };
-const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 1074, run: r_permission_updated_v1 };
-const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1095, run: r_permission_v2_asked };
-const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1116, run: r_permission_replied };
-const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1139, run: r_permission_v2_replied };
-const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1157, run: r_question_asked };
-const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1225, run: r_question_replied };
-const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1268, run: r_question_rejected };
+const ROW_delta_waits_for_part: Row = { rule: "opencode#delta-waits-for-part", line: 542, run: r_delta_waits_for_part };
+const ROW_user_synthetic_text_part: Row = { rule: "opencode#user-synthetic-text-part", line: 553, run: r_user_synthetic_text_part };
+const ROW_user_text_part: Row = { rule: "opencode#user-text-part", line: 566, run: r_user_text_part };
+const ROW_text_part_done: Row = { rule: "opencode#text-part-done", line: 589, run: r_text_part_done };
+const ROW_text_part: Row = { rule: "opencode#text-part", line: 622, run: r_text_part };
+const ROW_reasoning_part_done: Row = { rule: "opencode#reasoning-part-done", line: 655, run: r_reasoning_part_done };
+const ROW_reasoning_part: Row = { rule: "opencode#reasoning-part", line: 677, run: r_reasoning_part };
+const ROW_text_delta: Row = { rule: "opencode#text-delta", line: 695, run: r_text_delta };
+const ROW_task_tool_completed: Row = { rule: "opencode#task-tool-completed", line: 728, run: r_task_tool_completed };
+const ROW_task_tool: Row = { rule: "opencode#task-tool", line: 763, run: r_task_tool };
+const ROW_tool_completed: Row = { rule: "opencode#tool-completed", line: 789, run: r_tool_completed };
+const ROW_tool_error: Row = { rule: "opencode#tool-error", line: 833, run: r_tool_error };
+const ROW_tool: Row = { rule: "opencode#tool", line: 861, run: r_tool };
+const ROW_step_start_part: Row = { rule: "opencode#step-start-part", line: 896, run: r_step_start_part };
+const ROW_step_finish_part: Row = { rule: "opencode#step-finish-part", line: 907, run: r_step_finish_part };
+const ROW_patch_part: Row = { rule: "opencode#patch-part", line: 936, run: r_patch_part };
+const ROW_retry_part: Row = { rule: "opencode#retry-part", line: 952, run: r_retry_part };
+const ROW_compaction_part: Row = { rule: "opencode#compaction-part", line: 968, run: r_compaction_part };
+const ROW_user_file_part: Row = { rule: "opencode#user-file-part", line: 991, run: r_user_file_part };
+const ROW_other_part: Row = { rule: "opencode#other-part", line: 1015, run: r_other_part };
+const ROW_snapshot_part: Row = { rule: "opencode#snapshot-part", line: 1045, run: r_snapshot_part };
+const ROW_permission_asked: Row = { rule: "opencode#permission-asked", line: 1057, run: r_permission_asked };
+const ROW_permission_updated_v1: Row = { rule: "opencode#permission-updated-v1", line: 1081, run: r_permission_updated_v1 };
+const ROW_permission_v2_asked: Row = { rule: "opencode#permission-v2-asked", line: 1102, run: r_permission_v2_asked };
+const ROW_permission_replied: Row = { rule: "opencode#permission-replied", line: 1123, run: r_permission_replied };
+const ROW_permission_v2_replied: Row = { rule: "opencode#permission-v2-replied", line: 1146, run: r_permission_v2_replied };
+const ROW_question_asked: Row = { rule: "opencode#question-asked", line: 1164, run: r_question_asked };
+const ROW_question_replied: Row = { rule: "opencode#question-replied", line: 1232, run: r_question_replied };
+const ROW_question_rejected: Row = { rule: "opencode#question-rejected", line: 1275, run: r_question_rejected };
 const PICK_EVENT_SESSION_STATUS_1: readonly Row[] = [ROW_status_idle, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_2: readonly Row[] = [ROW_status_retry, ROW_status_busy];
 const PICK_EVENT_SESSION_STATUS_OTHER: readonly Row[] = [ROW_status_busy];
@@ -1328,16 +1328,16 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1290)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1293)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1296)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1299)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1302)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1305)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1308)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1311)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1314)",
-    "opencode#ignored-event-10": "the /event stream's keep-alive (the server sends one about every 10 s while a client listens; the SDK's Event union at the pinned version does not list it, the route writes it itself): no agent activity (mappings/opencode.yaml:1349)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1297)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1300)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1303)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1306)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1309)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1312)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1315)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1318)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1321)",
+    "opencode#ignored-event-10": "the /event stream's keep-alive (the server sends one about every 10 s while a client listens; the SDK's Event union at the pinned version does not list it, the route writes it itself): no agent activity (mappings/opencode.yaml:1356)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },
